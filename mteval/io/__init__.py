@@ -1,0 +1,1 @@
+"""Readers for test sets: plain text (one segment a line) and NIST/WMT SGML."""

@@ -1,0 +1,1 @@
+"""Similarity metrics: one module per family, a common interface (``base``) and a registry."""

@@ -1,0 +1,147 @@
+"""The common interface of every metric family.
+
+A *family* (BLEU, NIST, ROUGE, DP, ...) computes all its *variants* (BLEU-1..4, BLEUi-2..4, ...)
+in one pass over a (hypothesis, reference set) pair, because the variants share their work
+(tokenisation, n-gram counts, parses). The pipeline groups requested metric names by family.
+
+Two steps, as in sacreBLEU (see STYLE.md):
+
+1. ``prepare(references)`` extracts what the references contribute once per reference set
+   (n-gram counts, NIST information weights, parses); it is reused for every hypothesis scored
+   against that set.
+2. ``score(hypothesis, prepared, documents, variants)`` returns one :class:`ScoreSet`
+   (system, document and segment scores) per requested variant.
+
+Families built on *sufficient statistics* subclass :class:`StatsFamily`: they give a
+per-segment statistics matrix and a vectorised ``scores_from_stats``; segment, document and
+system scores then all come from one path (rows, summed document rows, summed rows).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar, Mapping, Sequence
+
+import numpy as np
+
+from mteval import __version__
+from mteval.io.corpus import DocumentIndex
+
+
+@dataclass(frozen=True)
+class ScoreSet:
+    """Scores of one metric variant for one (target, reference set) pair."""
+
+    system: float
+    documents: Mapping[str, float]
+    segments: np.ndarray  # float64, shape (n_segments,); NaN = no score for that segment
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """What a variant is: its direction and range, so QUEEN/KING compare the right way."""
+
+    name: str
+    family: str
+    higher_is_better: bool = True
+    lower_bound: float | None = 0.0
+    upper_bound: float | None = 1.0
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a comparison: a hypothesis or one reference.
+
+    ``sentences`` holds the annotation (``mteval.annotate.model.Sentence`` per segment) and is
+    filled by the pipeline only for families with ``needs_annotation = True``.
+    """
+
+    name: str
+    texts: Sequence[str]
+    sentences: Sequence[Any] | None = None
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+
+class MetricFamily(ABC):
+    """A family of metric variants computed together (see the module docstring)."""
+
+    family: ClassVar[str]
+    variants: ClassVar[tuple[str, ...]]
+    version: ClassVar[str] = "1"
+    needs_annotation: ClassVar[bool] = False
+
+    def __init__(self, case_sensitive: bool = True, **options: Any) -> None:
+        self.case_sensitive = case_sensitive
+        self.options = options
+
+    def info(self, variant: str) -> MetricInfo:
+        """Direction and range of a variant (override for error metrics or unbounded ones)."""
+        return MetricInfo(variant, self.family)
+
+    def signature(self, variant: str) -> str:
+        """Everything that changes the numbers, ``key:value|...`` (stored with every score file)."""
+        parts = {"metric": variant, "family": self.family, "v": self.version,
+                 "case": "cs" if self.case_sensitive else "ci"}
+        parts.update({k: str(v) for k, v in sorted(self.options.items())})
+        parts["mteval"] = __version__
+        return "|".join(f"{k}:{v}" for k, v in parts.items())
+
+    @abstractmethod
+    def prepare(self, references: Sequence[Side]) -> Any:
+        """Extract once what a reference set contributes (reused for every hypothesis)."""
+
+    @abstractmethod
+    def score(self, hypothesis: Side, prepared: Any, documents: DocumentIndex,
+              variants: Sequence[str]) -> dict[str, ScoreSet]:
+        """Score one hypothesis against a prepared reference set, for the given variants."""
+
+
+class StatsFamily(MetricFamily):
+    """A family whose scores are a function of summed per-segment sufficient statistics."""
+
+    @abstractmethod
+    def segment_stats(self, hypothesis: Side, prepared: Any) -> np.ndarray:
+        """Statistics matrix, shape ``(n_segments, n_stats)``."""
+
+    @abstractmethod
+    def scores_from_stats(self, stats: np.ndarray, variant: str) -> np.ndarray:
+        """Scores of the rows of a 2-D statistics matrix (vectorised)."""
+
+    def score_from_stats(self, stats: np.ndarray, variant: str) -> float:
+        """Score of one statistics vector (e.g. summed over a corpus or a bootstrap sample)."""
+        return float(self.scores_from_stats(np.atleast_2d(stats), variant)[0])
+
+    def score(self, hypothesis: Side, prepared: Any, documents: DocumentIndex,
+              variants: Sequence[str]) -> dict[str, ScoreSet]:
+        stats = self.segment_stats(hypothesis, prepared)
+        return scores_from_stats_matrix(self, stats, documents, variants)
+
+
+def scores_from_stats_matrix(family: StatsFamily, stats: np.ndarray, documents: DocumentIndex,
+                             variants: Sequence[str]) -> dict[str, ScoreSet]:
+    """Segment, document and system scores of every variant from one statistics matrix."""
+    doc_names = documents.documents
+    doc_stats = np.stack([stats[documents.rows(d)].sum(axis=0) for d in doc_names])
+    total = stats.sum(axis=0, keepdims=True)
+    result = {}
+    for variant in variants:
+        doc_scores = family.scores_from_stats(doc_stats, variant)
+        result[variant] = ScoreSet(
+            system=float(family.scores_from_stats(total, variant)[0]),
+            documents=dict(zip(doc_names, map(float, doc_scores), strict=True)),
+            segments=np.asarray(family.scores_from_stats(stats, variant), dtype=np.float64),
+        )
+    return result
+
+
+def mean_score_set(segments: np.ndarray, documents: DocumentIndex) -> ScoreSet:
+    """Document and system scores as means of segment scores (NaN counted as 0), as Asiya does
+    for metrics whose tool reports only segment scores (``Metrics::get_seg_doc_scores``)."""
+    filled = np.nan_to_num(np.asarray(segments, dtype=np.float64), nan=0.0)
+    docs = {d: float(filled[documents.rows(d)].mean()) for d in documents.documents}
+    return ScoreSet(system=float(filled.mean()) if len(filled) else 0.0, documents=docs,
+                    segments=np.asarray(segments, dtype=np.float64))
