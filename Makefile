@@ -1,0 +1,28 @@
+# mteval — see README.md. All targets run offline on a fresh machine.
+PYTHON ?= python3
+PIP ?= $(PYTHON) -m pip
+CONFIG ?= configs/example.yaml
+
+.PHONY: install demo test lint bench clean models models-eval
+
+install:
+	# torch first, pinned to the CPU build (a plain `torch` requirement pulls a multi-GB CUDA build)
+	$(PIP) install -q torch==2.13.0
+	$(PIP) install -q -e '.[test]'
+
+demo: install
+	iqsetup $(CONFIG)
+	iqeval -doOQ -G sys -O 0 $(CONFIG)
+
+lint:
+	ruff check mteval tests bench
+
+test: install lint
+	$(PYTHON) -m pytest -q -p no:cacheprovider tests
+
+bench: install
+	$(PYTHON) bench/run_all.py
+
+clean:
+	rm -rf build dist *.egg-info demo-cache bench/out .pytest_cache .mypy_cache .ruff_cache
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
