@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterator, Sequence
 
+import numpy as np
+
 FIELDS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc")
 
 
@@ -32,12 +34,33 @@ class Word:
 
 
 @dataclass(frozen=True)
+class ArcScores:
+    """The parser's scores for one sentence, for expected dependency counts (EDPM).
+
+    ``arcs[h, d]``: unnormalised log-potential of head ``h`` (0 = root) for dependent ``d``
+    (1..n), shape ``(n+1, n+1)``; column 0 and the diagonal are unused (``-inf``).
+    ``label_heads[d-1, k]``: the ``k``-th best head of dependent ``d`` (``K`` kept per word);
+    ``label_logp[d-1, k, l]``: log P(label ``labels[l]`` | arc ``label_heads[d-1, k]`` -> ``d``).
+    Arcs outside the top ``K`` heads use the label distribution of the best head.
+    """
+
+    arcs: np.ndarray
+    labels: tuple[str, ...]
+    label_heads: np.ndarray
+    label_logp: np.ndarray
+
+
+@dataclass(frozen=True)
 class Sentence:
-    """An annotated segment: words in order, plus metadata comments (``sent_id``, ``text``)."""
+    """An annotated segment: words in order, plus metadata comments (``sent_id``, ``text``).
+
+    ``scores`` holds the parser's :class:`ArcScores` when the pipeline loaded them.
+    """
 
     words: tuple[Word, ...]
     text: str = ""
     meta: tuple[tuple[str, str], ...] = field(default=())
+    scores: ArcScores | None = field(default=None, compare=False, repr=False)
 
     def __len__(self) -> int:
         return len(self.words)
@@ -59,6 +82,26 @@ class Sentence:
     def heads(self) -> list[int]:
         """Head id of every word, in word order."""
         return [w.head for w in self.words]
+
+
+@dataclass(frozen=True)
+class Tree:
+    """A phrase-structure tree node: an inner node has a label (NP, VP, ...) and children; a leaf
+    is a preterminal with the word's tag as label and its 1-based ``word`` id."""
+
+    label: str
+    children: tuple["Tree", ...] = ()
+    word: int | None = None
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.word is not None
+
+    def leaves(self) -> list[int]:
+        """Word ids under this node, left to right."""
+        if self.word is not None:
+            return [self.word]
+        return [i for c in self.children for i in c.leaves()]
 
 
 def _parse_word(line: str, path: str, lineno: int) -> Word | None:
