@@ -20,6 +20,7 @@ FAMILY_MODULES: tuple[str, ...] = (
 
 _FAMILIES: dict[str, type[MetricFamily]] = {}
 _VARIANTS: dict[str, str] = {}
+_GROUPS: dict[str, tuple[str, ...]] = {}
 _loaded = False
 
 
@@ -33,6 +34,8 @@ def register(cls: type[MetricFamily]) -> type[MetricFamily]:
         if owner is not None and owner != cls.family:
             raise ValueError(f"metric {variant!r} claimed by {owner!r} and {cls.family!r}")
         _VARIANTS[variant] = cls.family
+    for group, members in getattr(cls, "groups", {}).items():
+        _GROUPS[group] = tuple(members)
     return cls
 
 
@@ -65,20 +68,38 @@ def family_of(name: str) -> str:
         raise ConfigError(f"unknown metric {name!r}") from None
 
 
-def expand(names: Iterable[str]) -> list[str]:
-    """Expand family names into their variants, keep variant names; order kept, no duplicates.
+def family_names() -> list[str]:
+    """Names that select several variants: families and their groups (e.g. ``BLEU``, ``NIST``)."""
+    _load()
+    return sorted(set(_FAMILIES) | set(_GROUPS))
 
-    Raises :class:`ConfigError` for a name that is neither a family nor a variant.
+
+def variants_of(name: str) -> tuple[str, ...]:
+    """All variants of a family or group name."""
+    _load()
+    if name in _GROUPS:
+        return _GROUPS[name]
+    if name in _FAMILIES:
+        return _FAMILIES[name].variants
+    raise ConfigError(f"unknown metric family {name!r}; known: {', '.join(family_names())}")
+
+
+def expand(names: Iterable[str]) -> list[str]:
+    """Expand names into variants; order kept, no duplicates.
+
+    A name that is a variant stays itself (``BLEU`` is the variant BLEU, as in Asiya); a family or
+    group name that is not a variant expands to all its variants. Raises :class:`ConfigError` for an
+    unknown name.
     """
     _load()
     out: dict[str, None] = {}
     for name in names:
         if name in _VARIANTS:
             out[name] = None
-        elif name in _FAMILIES:
-            out.update(dict.fromkeys(_FAMILIES[name].variants))
+        elif name in _GROUPS or name in _FAMILIES:
+            out.update(dict.fromkeys(variants_of(name)))
         else:
-            raise ConfigError(f"unknown metric {name!r}; known families: {', '.join(sorted(_FAMILIES))}")
+            raise ConfigError(f"unknown metric {name!r}; known families: {', '.join(family_names())}")
     return list(out)
 
 
