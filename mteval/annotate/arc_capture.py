@@ -1,0 +1,88 @@
+"""Capture the biaffine parser's arc and label scores while Stanza parses (for EDPM).
+
+Stanza's graph parser (Dozat & Manning 2017, "Deep biaffine attention for neural dependency
+parsing", eqs. 9-11; ``stanza/models/depparse/model.py``) scores every (dependent, head) pair
+with a biaffine unlabeled scorer and every (dependent, head, label) triple with a biaffine
+deprel scorer. In eval mode its ``forward`` returns ``preds[0]`` = log-softmax over heads,
+shape ``(batch, n+1, n+1)`` indexed ``[dependent, head]``, and ``preds[2]`` = log-softmax over
+labels, shape ``(batch, n+1, n+1, L)``. ``decode_graph_predictions`` receives them before the
+Chu-Liu/Edmonds decoding; we wrap it (and ``predict``, which sees the word texts) on the model
+*instance*, so Stanza itself is untouched and this module needs neither stanza nor torch.
+
+The per-dependent normalisation only shifts each dependent's log-potentials by a constant, which
+leaves the distribution over trees (Koo et al. 2007, matrix-tree theorem) unchanged, so the
+log-softmax scores serve as :class:`ArcScores.arcs`. Results are keyed by the sentence's word
+forms: parsing is deterministic in eval mode, so equal word sequences get equal scores.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from mteval.annotate.model import ArcScores
+
+TOP_K = 4  # heads per dependent that keep their own label distribution
+
+
+def arc_scores_from_preds(head_logp: np.ndarray, label_logp: np.ndarray,
+                          labels: tuple[str, ...], k: int = TOP_K) -> ArcScores:
+    """Build :class:`ArcScores` for one sentence of ``n`` words from the parser's matrices.
+
+    ``head_logp[d, h]`` (``(n+1, n+1)``) and ``label_logp[d, h, l]`` (``(n+1, n+1, L)``), both
+    indexed by dependent first, as Stanza's graph parser returns them.
+    """
+    n = head_logp.shape[0] - 1
+    arcs = np.array(head_logp.T, dtype=np.float32)  # -> [head, dependent]
+    arcs[:, 0] = -np.inf
+    np.fill_diagonal(arcs, -np.inf)
+    k = max(1, min(k, n))
+    dep_rows = head_logp[1:].copy()
+    dep_rows[np.arange(n), np.arange(1, n + 1)] = -np.inf
+    top = np.argsort(-dep_rows, axis=1, kind="stable")[:, :k] if n else np.zeros((0, k), int)
+    lp = label_logp[np.arange(1, n + 1)[:, None], top] if n else np.zeros((0, k, len(labels)))
+    return ArcScores(arcs=arcs, labels=labels, label_heads=top.astype(np.int16),
+                     label_logp=lp.astype(np.float16))
+
+
+class ArcRecorder:
+    """Hooks a Stanza graph-parser model instance and records :class:`ArcScores` per sentence."""
+
+    def __init__(self, model: Any, labels: tuple[str, ...]) -> None:
+        self.labels = labels
+        self.scores: dict[tuple[str, ...], ArcScores] = {}
+        self._texts: list[Sequence[str]] = []
+        self._install(model)
+
+    def _install(self, model: Any) -> None:
+        """Wrap ``model.predict`` (to see the batch's words) and ``decode_graph_predictions``."""
+        predict: Callable[..., Any] = model.predict
+        decode: Callable[..., Any] = model.decode_graph_predictions
+
+        def predict_hook(*args: Any, **kwargs: Any) -> Any:
+            self._texts = list(kwargs["text"] if "text" in kwargs else args[14])
+            return predict(*args, **kwargs)
+
+        def decode_hook(vocab: Any, batch_size: int, preds: Sequence[np.ndarray],
+                        sentlens: Sequence[int], **kwargs: Any) -> Any:
+            self._record(preds, sentlens)
+            return decode(vocab, batch_size, preds, sentlens, **kwargs)
+
+        model.predict = predict_hook
+        model.decode_graph_predictions = decode_hook
+
+    def _record(self, preds: Sequence[np.ndarray], sentlens: Sequence[int]) -> None:
+        """Store the scores of every sentence of the batch under its word forms."""
+        for i, length in enumerate(sentlens):
+            words = tuple(self._texts[i][: length - 1])
+            self.scores[words] = arc_scores_from_preds(
+                preds[0][i][:length, :length], preds[2][i][:length, :length, :], self.labels)
+
+    def get(self, words: Sequence[str]) -> ArcScores | None:
+        """The recorded scores of the sentence with these word forms (None if never parsed)."""
+        return self.scores.get(tuple(words))
+
+    def clear(self) -> None:
+        """Forget what was recorded (call after each batch to bound memory)."""
+        self.scores.clear()

@@ -1,0 +1,89 @@
+"""iqeval: evaluate from the score cache (IQMT manual §4.2). Reads the cache only.
+
+Examples::
+
+    iqeval -doOQ -G sys -O 0 configs/example.yaml
+    iqeval -doOQ -G seg -O 1 -M some_metrics -S some_systems -T some_segs configs/example.yaml
+    iqeval -doOQ -G doc --tsv configs/example.yaml > scores.tsv
+    iqeval -doOQ -doref -R some_refs --json configs/example.yaml
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, Callable
+
+from mteval.cli import output
+from mteval.cli.common import run_command
+from mteval.errors import MtevalError
+from mteval.pipeline import evaluate
+from mteval.pipeline.config import Experiment, load
+from mteval.pipeline.texts import load_texts
+from mteval.store.cache import ScoreCache
+
+Action = Callable[[argparse.Namespace, Experiment, ScoreCache, evaluate.Selection, Any], list[dict]]
+# action flag -> function producing records; measures register here (see ACTIONS below)
+ACTIONS: dict[str, Action] = {}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="iqeval", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("config", help="experiment file (YAML, or IQMT's legacy key=value)")
+    p.add_argument("-doOQ", action="store_true", help="metric scores outside QARLA")
+    p.add_argument("-G", dest="level", default="sys", choices=evaluate.LEVELS, help="granularity")
+    p.add_argument("-O", dest="layout", default="0", choices=("0", "1"),
+                   help="0: score matrix; 1: one ranking list per metric")
+    p.add_argument("-M", dest="metrics", help="metric set name (or comma-separated metrics)")
+    p.add_argument("-S", dest="systems", help="system set name (or comma-separated systems)")
+    p.add_argument("-R", dest="references", help="reference set name (or comma-separated references)")
+    p.add_argument("-T", dest="segments", help="segment set name (or a range like '1-3,10')")
+    p.add_argument("-doref", action="store_true", help="also score each reference against the others")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--tsv", action="store_true", help="tidy tab-separated records")
+    fmt.add_argument("--json", action="store_true", help="records as a JSON list")
+    return p
+
+
+def _oq(args: argparse.Namespace, experiment: Experiment, cache: ScoreCache, sel: evaluate.Selection,
+        texts: Any) -> list[dict]:
+    return evaluate.outside_qarla(cache, sel, texts.documents)
+
+
+ACTIONS["doOQ"] = _oq
+
+
+def render(records: list[dict], args: argparse.Namespace) -> None:
+    """Write records in the requested layout to stdout."""
+    if args.tsv:
+        output.write_tsv(records, sys.stdout)
+    elif args.json:
+        output.write_json(records, sys.stdout)
+    elif args.layout == "1":
+        output.write_rankings(records, sys.stdout, evaluate.higher_is_better)
+    else:
+        output.write_matrix(records, sys.stdout, {"sys": "SYS", "doc": "SYS:DOC", "seg": "SYS:SEG"}[args.level])
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+
+    def body() -> int:
+        chosen = [name for name in ACTIONS if getattr(args, name, False)]
+        if not chosen:
+            raise MtevalError("no action given; use one of " + ", ".join(f"-{a}" for a in ACTIONS))
+        experiment = load(args.config)
+        texts = load_texts(experiment)
+        cache = ScoreCache(experiment.cache)
+        sel = evaluate.select(experiment, cache, len(texts), args.metrics, args.systems, args.references,
+                              args.segments, args.level, args.doref)
+        records = [r for name in chosen for r in ACTIONS[name](args, experiment, cache, sel, texts)]
+        render(records, args)
+        return 0
+
+    return run_command("iqeval", body)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

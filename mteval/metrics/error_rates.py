@@ -1,0 +1,158 @@
+"""WER and PER as Asiya computes them (WER.pl / PER.pl v1.0 with ``-s``, Asiya's ``computeMultiWER/PER``).
+
+WER (Nießen et al. 2000, "An evaluation tool for machine translation", LREC): word-level Levenshtein
+distance with unit costs divided by the number of reference words. PER (Tillmann et al. 1997,
+"Accelerated DP based search for statistical translation", Eurospeech): position-independent error
+rate, ``PER = 1 - (correct - max(0, |hyp| - |ref|)) / |ref|`` with
+``correct = sum_w min(count_hyp(w), count_ref(w))``.
+
+Conventions (``../shared/oracles/wmt21-ruen/README.md`` §5):
+
+* tokens: the segment split on ASCII whitespace (Perl's ``\\s`` on bytes), case-sensitive;
+* segment score from the segment's counts; system score from corpus totals (``sum distances /
+  sum reference words``; PER from summed correct, hypothesis and reference word counts), not the
+  mean of segment scores; document score: the mean of the document's segment scores (Asiya's
+  ``Metrics::get_seg_doc_scores``, since the scripts report no document scores);
+* Asiya's metrics are the negated similarities ``-WER`` and ``-PER`` (higher is better); ``WER``
+  and ``PER`` are the positive error rates;
+* multiple references: one run per reference, then the **maximum over references, separately for
+  the system score and for each segment** (so ``-WER`` takes the best reference and Asiya's positive
+  ``WER`` the *worst*); a document is the mean of its (maximised) segment scores;
+* an empty reference segment (undefined in WER.pl) scores 1 when the hypothesis is non-empty and 0
+  otherwise (the TER convention).
+
+Tokens and per-(hypothesis, reference) counts are cached per unique string / pair.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+import numpy as np
+from rapidfuzz.distance import Levenshtein
+from scipy import sparse
+
+from mteval.io.corpus import DocumentIndex
+from mteval.metrics.base import MetricFamily, MetricInfo, ScoreSet, Side
+from mteval.metrics.registry import register
+
+_WS = re.compile(r"[ \t\n\r\f\v]+")
+_ASCII_WS = " \t\n\r\f\v"
+Words = tuple[int, ...]
+
+
+def tokenize(text: str) -> list[str]:
+    """WER.pl/PER.pl tokens: leading/trailing whitespace stripped, split on ASCII whitespace."""
+    stripped = text.strip(_ASCII_WS)
+    return _WS.split(stripped) if stripped else []
+
+
+def rates(errors: np.ndarray, ref_len: np.ndarray) -> np.ndarray:
+    """``errors / ref_len``, with 1 (errors > 0) or 0 where the reference is empty."""
+    errors = np.asarray(errors, dtype=np.float64)
+    ref_len = np.asarray(ref_len, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(ref_len > 0, errors / np.where(ref_len > 0, ref_len, 1),
+                        np.where(errors > 0, 1.0, 0.0))
+
+
+def per_errors(correct: np.ndarray, hyp_len: np.ndarray, ref_len: np.ndarray) -> np.ndarray:
+    """PER numerator ``|ref| - (correct - max(0, |hyp| - |ref|))`` (Tillmann et al. 1997)."""
+    return ref_len - (correct - np.maximum(0, hyp_len - ref_len))
+
+
+class _Texts:
+    """Word ids and bag-of-words rows per unique string, computed once."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+        self.words: dict[str, Words] = {}
+
+    def __call__(self, text: str) -> Words:
+        found = self.words.get(text)
+        if found is None:
+            found = tuple(self.ids.setdefault(w, len(self.ids)) for w in tokenize(text))
+            self.words[text] = found
+        return found
+
+    def bags(self, seqs: Sequence[Words]) -> sparse.csr_matrix:
+        """Word-count matrix (segments x vocabulary) of word-id sequences."""
+        indptr = np.zeros(len(seqs) + 1, dtype=np.int64)
+        np.cumsum([len(s) for s in seqs], out=indptr[1:])
+        indices = np.fromiter((w for s in seqs for w in s), dtype=np.int64, count=int(indptr[-1]))
+        data = np.ones(len(indices), dtype=np.int64)
+        mat = sparse.csr_matrix((data, indices, indptr), shape=(len(seqs), len(self.ids) + 1))
+        mat.sum_duplicates()
+        return mat
+
+
+@register
+class ErrorRates(MetricFamily):
+    """WER and PER with Asiya's conventions: ``-WER``, ``-PER`` (Asiya's metrics) and ``WER``, ``PER``."""
+
+    family = "WER-PER"
+    variants = ("-WER", "-PER", "WER", "PER")
+
+    def __init__(self, case_sensitive: bool = True, **options: Any) -> None:
+        super().__init__(case_sensitive=case_sensitive, **options)
+        self._texts = _Texts()
+        self._distance: dict[tuple[Words, Words], int] = {}
+
+    def info(self, variant: str) -> MetricInfo:
+        """``WER``/``PER`` are error rates >= 0 (WER unbounded above); ``-WER``/``-PER`` similarities <= 0."""
+        upper = 1.0 if variant == "PER" else None
+        if variant.startswith("-"):
+            lower = -1.0 if variant == "-PER" else None
+            return MetricInfo(variant, self.family, higher_is_better=True, lower_bound=lower,
+                              upper_bound=0.0, description=f"negated {variant[1:]} (Asiya)")
+        return MetricInfo(variant, self.family, higher_is_better=False, lower_bound=0.0,
+                          upper_bound=upper, description=f"{variant} error rate")
+
+    def _words(self, texts: Sequence[str]) -> list[Words]:
+        return [self._texts(t if self.case_sensitive else t.lower()) for t in texts]
+
+    def prepare(self, references: Sequence[Side]) -> list[list[Words]]:
+        """Word ids of every reference segment."""
+        return [self._words(r.texts) for r in references]
+
+    def counts(self, hyp: list[Words], ref: list[Words]) -> np.ndarray:
+        """Per segment ``[edit distance, correct, |hyp|, |ref|]`` against one reference."""
+        if len(hyp) != len(ref):
+            raise ValueError(f"{len(hyp)} hypothesis segments but {len(ref)} reference segments")
+        out = np.zeros((len(hyp), 4), dtype=np.int64)
+        cache = self._distance
+        for i, (h, r) in enumerate(zip(hyp, ref, strict=True)):
+            d = cache.get((h, r))
+            if d is None:
+                d = cache[(h, r)] = Levenshtein.distance(h, r)
+            out[i, 0] = d
+        out[:, 1] = np.asarray(self._texts.bags(hyp).minimum(self._texts.bags(ref)).sum(axis=1)).ravel()
+        out[:, 2] = [len(h) for h in hyp]
+        out[:, 3] = [len(r) for r in ref]
+        return out
+
+    @staticmethod
+    def positive_scores(counts: np.ndarray) -> dict[str, tuple[float, np.ndarray]]:
+        """(system, segments) of WER and PER from one reference's count matrix (WER.pl, PER.pl)."""
+        dist, correct, hyp_len, ref_len = (counts[:, k] for k in range(4))
+        total = counts.sum(axis=0)
+        return {
+            "WER": (float(rates(total[0], total[3])), rates(dist, ref_len)),
+            "PER": (float(rates(per_errors(total[1], total[2], total[3]), total[3])),
+                    rates(per_errors(correct, hyp_len, ref_len), ref_len)),
+        }
+
+    def score(self, hypothesis: Side, prepared: list[list[Words]], documents: DocumentIndex,
+              variants: Sequence[str]) -> dict[str, ScoreSet]:
+        """Per reference scores, then the maximum over references for system and each segment."""
+        hyp = self._words(hypothesis.texts)
+        per_ref = [self.positive_scores(self.counts(hyp, ref)) for ref in prepared]
+        result = {}
+        for variant in variants:
+            base, sign = (variant[1:], -1.0) if variant.startswith("-") else (variant, 1.0)
+            system = max(sign * r[base][0] for r in per_ref)
+            segments = np.max([sign * r[base][1] for r in per_ref], axis=0)
+            docs = {d: float(segments[documents.rows(d)].mean()) for d in documents.documents}
+            result[variant] = ScoreSet(system=float(system), documents=docs, segments=segments)
+        return result

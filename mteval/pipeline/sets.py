@@ -1,0 +1,61 @@
+"""Named sets for iqeval's -M -S -R -T options (IQeval.config's ``some_metrics=...``)."""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from mteval.errors import ConfigError
+from mteval.pipeline.config import Experiment
+
+_RANGE = re.compile(r"^\s*(\d+)\s*(?:(?:-|\.\.)\s*(\d+))?\s*$")
+
+
+def resolve(experiment: Experiment, option: str, value: str | None, universe: Sequence[str]) -> tuple[str, ...]:
+    """Members of a named set (or a comma-separated list of names); all of ``universe`` when None."""
+    if value is None:
+        return tuple(universe)
+    members = experiment.sets.get(value)
+    if members is None:
+        literal = tuple(v.strip() for v in value.split(",") if v.strip())
+        if literal and all(v in universe for v in literal):
+            return literal
+        raise ConfigError(f"{option} {value!r}: unknown set name; sets defined under 'sets': "
+                          f"{', '.join(experiment.sets) or 'none'}", experiment.config_path)
+    if isinstance(members, str):
+        members = tuple(m.strip() for m in members.split(",") if m.strip())
+    unknown = [m for m in members if m not in universe]
+    if unknown:
+        raise ConfigError(f"set {value!r} ({option}) names unknown items {unknown}; known: "
+                          f"{', '.join(universe)}", experiment.config_path)
+    return tuple(members)
+
+
+def parse_segments(spec: str | Sequence[str], n_segments: int, where: str = "segments") -> list[int]:
+    """``"1-3, 10, 50..100"`` -> sorted 1-based segment numbers, each checked to be in 1..n."""
+    parts = spec.split(",") if isinstance(spec, str) else [str(s) for s in spec]
+    chosen: set[int] = set()
+    for part in parts:
+        if not part.strip():
+            continue
+        m = _RANGE.match(part)
+        if m is None:
+            raise ConfigError(f"{where}: {part.strip()!r} is not a segment number or range like 50-100")
+        lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+        if lo < 1 or hi > n_segments or lo > hi:
+            raise ConfigError(f"{where}: range {part.strip()!r} is outside 1-{n_segments}")
+        chosen.update(range(lo, hi + 1))
+    return sorted(chosen)
+
+
+def resolve_segments(experiment: Experiment, value: str | None, n_segments: int) -> list[int]:
+    """Segments of a -T set name (or a literal range string); all when None."""
+    if value is None:
+        return list(range(1, n_segments + 1))
+    spec = experiment.sets.get(value)
+    if spec is None:
+        if _RANGE.match(value.split(",")[0]):
+            return parse_segments(value, n_segments, "-T")
+        raise ConfigError(f"-T {value!r}: unknown set name; sets defined under 'sets': "
+                          f"{', '.join(experiment.sets) or 'none'}", experiment.config_path)
+    return parse_segments(spec, n_segments, f"set {value!r}")
