@@ -82,7 +82,7 @@ def sgml(path: Path, kind: str, texts: dict[str, list[str]], doc_ids: list[str])
     rows = [f'<{kind} setid="newstest2021" srclang="ru" trglang="en">']
     for sysid, segs in texts.items():
         current = None
-        for i, (seg, doc) in enumerate(zip(segs, doc_ids, strict=True), start=1):
+        for seg, doc in zip(segs, doc_ids, strict=True):
             if doc != current:
                 if current is not None:
                     rows.append("</doc>")

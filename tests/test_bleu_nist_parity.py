@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import csv
 from collections import defaultdict
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
@@ -27,7 +27,7 @@ DATA = SHARED / "data" / "wmt21-ruen"
 N_SEGMENTS = 500
 
 
-@lru_cache(maxsize=None)
+@cache
 def oracle() -> dict[tuple[str, str, str], dict[str, str]]:
     """(metric, target, refs) -> {segment or '-': printed score}."""
     table: dict[tuple[str, str, str], dict[str, str]] = defaultdict(dict)
@@ -42,7 +42,7 @@ def _lines(path: str) -> list[str]:
         return [line.rstrip("\n") for line in f][:N_SEGMENTS]
 
 
-@lru_cache(maxsize=None)
+@cache
 def computed() -> dict[tuple[str, str, str], object]:
     family = BleuNist()
     refs = {"A": Side("A", _lines("refs/A.en")), "B": Side("B", _lines("refs/B.en"))}

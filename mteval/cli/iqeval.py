@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from mteval.cli import output
 from mteval.cli.common import run_command

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Callable, Sequence, TextIO
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
 
 COLUMNS = ("target", "refset", "metric", "level", "doc", "segment", "score")
 Record = dict[str, Any]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
@@ -25,7 +25,7 @@ class DocumentIndex:
         object.__setattr__(self, "_rows", {d: np.asarray(r, dtype=np.intp) for d, r in rows.items()})
 
     @classmethod
-    def single(cls, n_segments: int, doc_id: str = "UNKNOWN_DOC") -> "DocumentIndex":
+    def single(cls, n_segments: int, doc_id: str = "UNKNOWN_DOC") -> DocumentIndex:
         return cls(tuple([doc_id] * n_segments))
 
     @property

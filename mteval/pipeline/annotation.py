@@ -5,8 +5,9 @@ layer is imported only when such a family is requested."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from mteval.pipeline.config import Experiment
 

@@ -216,8 +216,8 @@ def _legacy_to_mapping(text: str, path: Path) -> dict:
             bucket[Path(value).name] = value
         elif lower in ("src", "source"):
             data["source"] = value
-        elif lower == "name":
-            data["name"] = value
+        elif lower in ("name", "cache"):
+            data[lower] = value
         elif lower in ("trgcase",):
             data["case"] = value
         elif lower in ("trglang",):

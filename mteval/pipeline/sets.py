@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from mteval.errors import ConfigError
 from mteval.pipeline.config import Experiment

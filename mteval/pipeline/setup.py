@@ -9,8 +9,8 @@ A file that exists with the same signature and input digest is skipped unless ``
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from mteval.metrics import registry
 from mteval.metrics.base import MetricFamily, Side
