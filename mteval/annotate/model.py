@@ -10,8 +10,8 @@ CoNLL-U round trip: :func:`parse_conllu` / :func:`to_conllu`. Multi-word tokens 
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -90,7 +90,7 @@ class Tree:
     is a preterminal with the word's tag as label and its 1-based ``word`` id."""
 
     label: str
-    children: tuple["Tree", ...] = ()
+    children: tuple[Tree, ...] = ()
     word: int | None = None
 
     @property
