@@ -19,8 +19,9 @@ extracted once and cached (as sparse rows), and matches are computed as a sparse
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 from scipy import sparse

@@ -27,7 +27,8 @@ Tokens and per-(hypothesis, reference) counts are cached per unique string / pai
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein

@@ -16,6 +16,10 @@ from mteval.metrics.base import MetricFamily
 # Every module that registers families. Add one line per new family module.
 FAMILY_MODULES: tuple[str, ...] = (
     "mteval.metrics.bleu_nist",
+    "mteval.metrics.chrf",
+    "mteval.metrics.ter",
+    "mteval.metrics.error_rates",
+    "mteval.metrics.gtm",
 )
 
 _FAMILIES: dict[str, type[MetricFamily]] = {}
