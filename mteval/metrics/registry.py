@@ -16,6 +16,7 @@ from mteval.metrics.base import MetricFamily
 # Every module that registers families. Add one line per new family module.
 FAMILY_MODULES: tuple[str, ...] = (
     "mteval.metrics.bleu_nist",
+    "mteval.metrics.rouge",
     "mteval.metrics.chrf",
     "mteval.metrics.ter",
     "mteval.metrics.error_rates",

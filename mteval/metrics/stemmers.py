@@ -12,7 +12,7 @@ Both are cached per unique word: the same word is never stemmed twice.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 
 # Porter's word classes, written as ROUGE-1.5.5 writes them (``y`` is both a consonant and a vowel
 # for the regular expressions; backtracking decides).
@@ -84,7 +84,7 @@ def _step2to4(w: str) -> str:
     return w
 
 
-@lru_cache(maxsize=None)
+@cache
 def porter_rouge(word: str) -> str:
     """Porter stem of a lower-case word as ROUGE-1.5.5's ``stem`` computes it (Porter 1980, steps 1-5)."""
     if len(word) < 3:
@@ -103,7 +103,7 @@ def porter_rouge(word: str) -> str:
     return w
 
 
-@lru_cache(maxsize=None)
+@cache
 def snowball_english(word: str) -> str:
     """Snowball English (Porter2) stem of a word, as METEOR's ``stem`` module uses it."""
     return _snowball().stemWord(word)
