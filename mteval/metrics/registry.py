@@ -21,6 +21,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "mteval.metrics.ter",
     "mteval.metrics.error_rates",
     "mteval.metrics.gtm",
+    "mteval.metrics.edpm",
 )
 
 _FAMILIES: dict[str, type[MetricFamily]] = {}
