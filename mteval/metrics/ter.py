@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from rapidfuzz.distance import Levenshtein
 
 from mteval.metrics.base import MetricInfo, Side, StatsFamily
 from mteval.metrics.registry import register
@@ -40,6 +41,20 @@ _INF = 10 ** 16
 _NOP, _SUB, _DEL, _INS = 0, 1, 2, 3  # DEL consumes a hypothesis word, INS a reference word
 
 Words = tuple[int, ...]
+
+
+def _beam(n_hyp: int, n_ref: int) -> tuple[float, int]:
+    """Length ratio and beam half-width of tercom's pseudo-diagonal band."""
+    ratio = n_ref / n_hyp if n_hyp else 1
+    return ratio, (math.ceil(ratio / 2 + BEAM_WIDTH) if BEAM_WIDTH < ratio / 2 else BEAM_WIDTH)
+
+
+def _full_beam(n_hyp: int, n_ref: int) -> bool:
+    """Whether the band covers every cell of rows 1..n_hyp-1 (the last row is always full)."""
+    if n_hyp < 2:
+        return True
+    ratio, beam = _beam(n_hyp, n_ref)
+    return math.floor((n_hyp - 1) * ratio) - beam <= 0 and math.floor(ratio) + beam >= n_ref + 1
 
 
 class BeamEditDistance:
@@ -76,8 +91,7 @@ class BeamEditDistance:
     def _fill(self, hyp: Words, rows: list, start: int) -> None:
         """Compute rows ``start+1 .. len(hyp)`` inside the beam (tercom's pseudo-diagonal)."""
         n_hyp, n_ref, ref = len(hyp), self.n_ref, self.ref
-        ratio = n_ref / n_hyp if n_hyp else 1
-        beam = math.ceil(ratio / 2 + BEAM_WIDTH) if BEAM_WIDTH < ratio / 2 else BEAM_WIDTH
+        ratio, beam = _beam(n_hyp, n_ref)
         for i in range(start + 1, n_hyp + 1):
             prev_cost = rows[i - 1][0]
             cost = [_INF] * (n_ref + 1)
@@ -176,6 +190,7 @@ def _best_shift(hyp: Words, ref: Words, dist: BeamEditDistance,
     score, trace = dist(hyp)
     align, ref_err, hyp_err = _alignment(trace)
     best: tuple[int, int, int, int] | None = None
+    full = _full_beam(len(hyp), len(ref))
     best_words = hyp
     for sh, sr, length in _matching_blocks(hyp, ref):
         if not any(hyp_err[sh:sh + length]) or not any(ref_err[sr:sr + length]):
@@ -194,8 +209,13 @@ def _best_shift(hyp: Words, ref: Words, dist: BeamEditDistance,
                 continue
             prev = idx
             shifted = _shift(hyp, sh, length, idx)
-            key = (score - dist(shifted)[0], length, -sh, -idx)
             checked += 1
+            cost = Levenshtein.distance(shifted, ref)  # exact; a lower bound of the beam distance
+            if not full:
+                if best is not None and (score - cost, length, -sh, -idx) <= best:
+                    continue  # cannot beat the best shift even at the lower bound
+                cost = dist(shifted)[0]
+            key = (score - cost, length, -sh, -idx)
             if best is None or key > best:
                 best, best_words = key, shifted
         if checked >= MAX_SHIFT_CANDIDATES:

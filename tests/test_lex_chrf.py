@@ -1,0 +1,136 @@
+"""chrF / chrF++ parity with sacreBLEU 2.6.0.
+
+1. Every row of ``../shared/oracles/wmt21-ruen/sacrebleu.tsv`` for ``sacrebleu-chrF`` and
+   ``sacrebleu-chrF++`` (10 systems x references A, B, A+B x (system + 500 segments)). The oracle
+   prints Python ``repr`` floats (full precision), so system and segment scores must agree to 1e-9.
+2. Edge cases and random sentences against the installed sacreBLEU (``sentence_chrf``, ``CHRF``).
+"""
+
+from __future__ import annotations
+
+import csv
+from collections import defaultdict
+from functools import cache
+
+import numpy as np
+import pytest
+from conftest import SHARED, needs_shared
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mteval.io.corpus import DocumentIndex
+from mteval.metrics.base import Side
+from mteval.metrics.chrf import ChrF, split_punctuation
+
+sacrebleu = pytest.importorskip("sacrebleu")
+ORACLE = SHARED / "oracles" / "wmt21-ruen" / "sacrebleu.tsv"
+DATA = SHARED / "data" / "wmt21-ruen"
+N_SEGMENTS = 500
+VARIANTS = {"chrF": "sacrebleu-chrF", "chrF++": "sacrebleu-chrF++"}
+
+
+@cache
+def oracle() -> dict[tuple[str, str, str], dict[str, str]]:
+    """(metric, target, refs) -> {segment or '-': printed score}."""
+    table: dict[tuple[str, str, str], dict[str, str]] = defaultdict(dict)
+    with open(ORACLE, encoding="utf-8") as f:
+        for row in csv.DictReader(f, delimiter="\t"):
+            if row["metric"] in VARIANTS.values():
+                table[(row["metric"], row["target"], row["references"])][row["segment"]] = row["score"]
+    return table
+
+
+def _lines(path: str) -> list[str]:
+    with open(DATA / path, encoding="utf-8") as f:
+        return [line.rstrip("\n") for line in f][:N_SEGMENTS]
+
+
+@cache
+def computed() -> dict[tuple[str, str, str], object]:
+    family = ChrF()
+    refs = {"A": Side("A", _lines("refs/A.en")), "B": Side("B", _lines("refs/B.en"))}
+    prepared = {"A": family.prepare([refs["A"]]), "B": family.prepare([refs["B"]]),
+                "A+B": family.prepare([refs["B"], refs["A"]])}  # order given must not matter
+    docs = DocumentIndex.single(N_SEGMENTS)
+    out = {}
+    for system in sorted({target for (_, target, _) in oracle()}):
+        hyp = Side(system, _lines(f"sys/{system}.en"))
+        for refset, prep in prepared.items():
+            for variant, scores in family.score(hyp, prep, docs, family.variants).items():
+                out[(variant, system, refset)] = scores
+    return out
+
+
+@needs_shared
+@pytest.mark.shared
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_oracle_parity(variant: str) -> None:
+    keys = [k for k in oracle() if k[0] == VARIANTS[variant]]
+    assert len(keys) == 30
+    n_values = 0
+    for metric, system, refset in keys:
+        rows = oracle()[(metric, system, refset)]
+        ours = computed()[(variant, system, refset)]
+        assert ours.system == pytest.approx(float(rows["-"]), abs=1e-9), (system, refset)
+        expected = np.array([float(rows[str(i + 1)]) for i in range(N_SEGMENTS)])
+        np.testing.assert_allclose(ours.segments, expected, rtol=0, atol=1e-9, err_msg=f"{system} {refset}")
+        n_values += 1 + N_SEGMENTS
+    assert n_values == 30 * 501
+
+
+def _ours(hyps: list[str], refs: list[list[str]]) -> dict:
+    family = ChrF()
+    prepared = family.prepare([Side(f"r{k}", r) for k, r in enumerate(refs)])
+    return family.score(Side("h", hyps), prepared, DocumentIndex.single(len(hyps)), family.variants)
+
+
+CASES = [
+    ("", "The cat sat."),
+    ("The cat sat.", ""),
+    ("", ""),
+    ("a", "a"),
+    ("ab", "abcdefgh"),
+    ("Hello, world!", "hello , world !"),
+    ("(quoted) text's end.", "quoted (text) ends."),
+    ("  spaces   everywhere ", "spaces everywhere"),
+    ("über straße", "Über Strasse"),
+]
+
+
+@pytest.mark.parametrize(("hyp", "ref"), CASES)
+def test_sentence_cases_match_sacrebleu(hyp: str, ref: str) -> None:
+    ours = _ours([hyp], [[ref]])
+    assert ours["chrF"].segments[0] == pytest.approx(sacrebleu.sentence_chrf(hyp, [ref]).score, abs=1e-9)
+    assert ours["chrF++"].segments[0] == pytest.approx(
+        sacrebleu.sentence_chrf(hyp, [ref], word_order=2).score, abs=1e-9)
+
+
+def test_corpus_with_two_references_matches_sacrebleu() -> None:
+    hyps = [h for h, _ in CASES]
+    refs1 = [r for _, r in CASES]
+    refs2 = list(reversed(refs1))
+    ours = _ours(hyps, [refs1, refs2])
+    from sacrebleu.metrics import CHRF
+    assert ours["chrF"].system == pytest.approx(CHRF().corpus_score(hyps, [refs1, refs2]).score, abs=1e-9)
+    assert ours["chrF++"].system == pytest.approx(
+        CHRF(word_order=2).corpus_score(hyps, [refs1, refs2]).score, abs=1e-9)
+
+
+def test_split_punctuation() -> None:
+    assert split_punctuation("Hello, (world) ! a") == ["Hello", ",", "(world", ")", "!", "a"]
+
+
+WORDS = st.sampled_from(["the", "The", "cat", "sat", "on", "mat", ".", ",", "cat.", "(on", "a", "é"])
+SENTENCES = st.lists(WORDS, max_size=12).map(" ".join)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(SENTENCES, SENTENCES, SENTENCES), min_size=1, max_size=4))
+def test_random_sentences_match_sacrebleu(rows: list[tuple[str, str, str]]) -> None:
+    hyps, r1, r2 = (list(x) for x in zip(*rows, strict=True))
+    ours = _ours(hyps, [r1, r2])
+    from sacrebleu.metrics import CHRF
+    for variant, metric in (("chrF", CHRF()), ("chrF++", CHRF(word_order=2))):
+        assert ours[variant].system == pytest.approx(metric.corpus_score(hyps, [r1, r2]).score, abs=1e-9)
+        expected = [metric.sentence_score(h, [a, b]).score for h, a, b in rows]
+        np.testing.assert_allclose(ours[variant].segments, expected, rtol=0, atol=1e-9)
