@@ -62,8 +62,15 @@ def greedy_runs(hyp: Words, ref: Words) -> list[int]:
 
 
 def mms(runs: Sequence[int], e: int) -> float:
-    """Maximum match size ``(sum |r|^e)^(1/e)`` of a set of runs (Melamed et al. 2003, eq. 2)."""
-    return float(sum(n ** e for n in runs)) ** (1.0 / e) if runs else 0.0
+    """Maximum match size ``(sum |r|^e)^(1/e)`` of a set of runs (Melamed et al. 2003, eq. 2).
+
+    Exact where the root is an integer (``64 ** (1/3)`` is 3.9999999999999996 in floating point),
+    so that a perfect match scores exactly 1.
+    """
+    total = sum(n ** e for n in runs)
+    root = float(total) ** (1.0 / e)
+    near = round(root)
+    return float(near) if near ** e == total else root
 
 
 def f_measure(stats: np.ndarray) -> np.ndarray:

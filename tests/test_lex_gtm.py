@@ -1,0 +1,98 @@
+"""GTM-1/2/3 against Asiya's cached GTM 1.4 values (``../shared/oracles/asiya-sample``).
+
+No Python oracle exists; Asiya's score cache (``scores/<sys>.txt/ref.txt/GTM-N.xml.gz``, computed on
+the ``.tok`` files with ``gtm.jar +s +d -e N``) gives 6 systems x 3 variants x (system + 3 segments)
+= 72 values printed with 8 decimals: ours rounded to 8 decimals must equal them. The report
+``reports/GTM.report`` repeats the system values. Hand cases pin the greedy run matching.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from collections import Counter
+
+import numpy as np
+import pytest
+from conftest import SHARED, needs_shared
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mteval.io.corpus import DocumentIndex
+from mteval.metrics.base import Side
+from mteval.metrics.gtm import GTM, greedy_runs, mms
+
+SAMPLE = SHARED / "oracles" / "asiya-sample"
+SYSTEMS = ("apertium", "babelfish", "bing", "google", "reverso", "systran")
+
+
+def _read(name: str) -> list[str]:
+    return (SAMPLE / "data" / f"{name}.txt.tok").read_text(encoding="utf-8").split("\n")[:3]
+
+
+def _cached(system: str, variant: str) -> tuple[float, list[float]]:
+    with gzip.open(SAMPLE / "scores" / f"{system}.txt" / "ref.txt" / f"{variant}.xml.gz") as f:
+        xml = f.read().decode("utf-8")
+    system_score = float(re.search(r'<REPORT[^>]*\bscore="([^"]+)"', xml).group(1))
+    return system_score, [float(x) for x in re.findall(r'<S n="\d+">([^<]+)</S>', xml)]
+
+
+@needs_shared
+@pytest.mark.shared
+def test_asiya_sample_cache_and_report() -> None:
+    family = GTM()
+    prepared = family.prepare([Side("ref", _read("ref"))])
+    report = {}
+    for line in (SAMPLE / "reports" / "GTM.report").read_text().splitlines()[2:]:
+        fields = line.split()
+        report[fields[1].removesuffix(".txt")] = [float(x) for x in fields[2:]]
+    n_values = 0
+    for system in SYSTEMS:
+        scores = family.score(Side(system, _read(system)), prepared, DocumentIndex.single(3), GTM.variants)
+        for k, variant in enumerate(GTM.variants):
+            expected_sys, expected_seg = _cached(system, variant)
+            assert round(scores[variant].system, 8) == expected_sys, (system, variant)
+            assert round(scores[variant].system, 8) == report[system][k]
+            assert [round(x, 8) for x in scores[variant].segments] == expected_seg, (system, variant)
+            n_values += 4
+    assert n_values == 72
+
+
+def test_greedy_runs_and_mms() -> None:
+    hyp = "The Wii Remote to help diagnose childhood eye disease .".split()
+    ref = "The remote control of the Wii helps to diagnose an infantile ocular disease .".split()
+    runs = greedy_runs(tuple(hyp), tuple(ref))
+    assert sorted(runs) == [1, 1, 1, 1, 2]  # "disease ." is the only run longer than one word
+    assert mms(runs, 2) == pytest.approx(8 ** 0.5)
+    # the longest run is taken first even when it blocks two shorter ones
+    assert greedy_runs(tuple("a b c x a b".split()), tuple("a b c".split())) == [3]
+    assert mms([], 3) == 0.0
+
+
+def test_identity_and_disjoint() -> None:
+    family = GTM()
+    text = ["a b c d", "x"]
+    prepared = family.prepare([Side("r", text)])
+    same = family.score(Side("h", text), prepared, DocumentIndex.single(2), GTM.variants)
+    assert all(same[v].system == 1.0 and same[v].segments.tolist() == [1.0, 1.0] for v in GTM.variants)
+    other = family.score(Side("h", ["e f", ""]), prepared, DocumentIndex.single(2), GTM.variants)
+    assert all(other[v].system == 0.0 for v in GTM.variants)
+
+
+def test_multi_reference_takes_best_reference_per_segment() -> None:
+    family = GTM()
+    prepared = family.prepare([Side("r1", ["a b c", "x y z"]), Side("r2", ["q r s", "a b c"])])
+    got = family.score(Side("h", ["a b c", "a b c"]), prepared, DocumentIndex.single(2), GTM.variants)
+    assert got["GTM-2"].segments.tolist() == [1.0, 1.0]
+
+
+WORDS = st.sampled_from(list("abcde"))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(WORDS, max_size=15), st.lists(WORDS, max_size=15))
+def test_gtm1_is_clipped_unigram_count(hyp: list[str], ref: list[str]) -> None:
+    runs = greedy_runs(tuple(hyp), tuple(ref))
+    assert sum(runs) == sum((Counter(hyp) & Counter(ref)).values())
+    assert mms(runs, 3) <= mms(runs, 2) + 1e-12 <= mms(runs, 1) + 2e-12
+    assert np.isfinite(mms(runs, 2))
