@@ -1,0 +1,211 @@
+"""Correlation of metric scores with human judgements (vectors and grouped vectors).
+
+Every statistic takes two aligned 1-D float vectors ``human`` and ``metric``; pairs where either
+is NaN are dropped first. :func:`correlate` adds grouping, as google-research/mt-metrics-eval's
+``average_by``: ``none`` flattens everything into one vector; ``item`` computes the statistic
+within each item (the translations of one source segment) and averages; ``sys`` within each
+system. Pair-counting statistics (the Kendall family, pairwise accuracy) average *micro*
+(summed pair counts), the others *macro* (mean of the groups' values, NaN groups skipped).
+
+Statistics (the name is the key of :data:`STATISTICS`):
+
+* ``pearson``, ``spearman``: as ``scipy.stats.pearsonr`` / ``spearmanr`` (tested equal);
+  with ``weights`` Pearson is the weighted Pearson of seed 003 (Kahn et al. 2009: length-weighted,
+  "to avoid emphasis on short segments").
+* ``kendall`` (tau-b) and ``kendall-c`` (tau-c): as ``scipy.stats.kendalltau`` (tested equal).
+* ``kendall-wmt12`` (seed 001; Callison-Burch et al. 2012): (concordant - discordant) /
+  (concordant + discordant) over pairs the humans did not tie; a metric tie is discordant.
+* ``kendall-wmt20`` (WMT20 "Kendall-like", mt-metrics-eval ``KendallLike``): pairs whose human
+  scores differ by at least ``thresh`` (25 DA points by default); concordant when the metric
+  orders them strictly the same way, otherwise (metric tie included) discordant.
+* ``accuracy``: pairwise accuracy (Kocmi et al. 2021): the share of pairs on which
+  sign(human difference) == sign(metric difference) (mt-metrics-eval ``Agreement``).
+
+Mean-removed correlation (seed 003) is :func:`mean_removed`, applied to both vectors before
+correlating: each value minus the mean of its group (a segment or a document) over the
+systems that have both scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.stats
+
+from mteval.errors import MtevalError
+
+_PAIR_BLOCK = 1 << 22
+
+
+@dataclass(frozen=True)
+class PairCounts:
+    """Pair statistics of two vectors (each unordered pair counted once)."""
+
+    concordant: int
+    discordant: int
+    tie_human: int  # tied in human only
+    tie_metric: int  # tied in metric only
+    tie_both: int
+
+
+def aligned(human: np.ndarray, metric: np.ndarray, *more: np.ndarray | None) -> list[np.ndarray]:
+    """The vectors restricted to the positions where neither ``human`` nor ``metric`` is NaN."""
+    human, metric = np.asarray(human, dtype=np.float64), np.asarray(metric, dtype=np.float64)
+    if human.shape != metric.shape:
+        raise MtevalError(f"human and metric scores differ in length: {human.shape} vs {metric.shape}")
+    keep = ~(np.isnan(human) | np.isnan(metric))
+    return [human[keep], metric[keep]] + [None if v is None else np.asarray(v)[keep] for v in more]
+
+
+def pearson(human: np.ndarray, metric: np.ndarray, weights: np.ndarray | None = None) -> float:
+    """Pearson's r (weighted when ``weights`` are given: weighted means and covariances)."""
+    h, m, w = aligned(human, metric, weights)
+    if len(h) < 2 or np.ptp(h) == 0 or np.ptp(m) == 0:  # constant input: undefined, as scipy
+        return float("nan")
+    w = np.ones_like(h) if w is None else np.asarray(w, dtype=np.float64)
+    w = w / w.sum()
+    hc, mc = h - w @ h, m - w @ m
+    denominator = np.sqrt((w @ (hc * hc)) * (w @ (mc * mc)))
+    if denominator == 0:
+        return float("nan")
+    return float(np.clip((w @ (hc * mc)) / denominator, -1.0, 1.0))
+
+
+def spearman(human: np.ndarray, metric: np.ndarray) -> float:
+    """Spearman's rho: Pearson's r of the average ranks."""
+    h, m = aligned(human, metric)
+    return pearson(scipy.stats.rankdata(h), scipy.stats.rankdata(m))
+
+
+def pair_counts(human: np.ndarray, metric: np.ndarray, thresh: float = 0.0) -> PairCounts:
+    """Concordant/discordant/tied pair counts over all unordered pairs (blocked, vectorised).
+
+    With ``thresh > 0`` a pair whose human difference is below ``thresh`` counts as a human tie.
+    """
+    h, m = aligned(human, metric)
+    n = len(h)
+    totals = np.zeros(5, dtype=np.int64)
+    step = max(1, _PAIR_BLOCK // max(1, n))
+    for start in range(0, n, step):
+        rows = np.arange(start, min(n, start + step))
+        dh = h[rows, None] - h[None, :]
+        dm = m[rows, None] - m[None, :]
+        upper = np.arange(n)[None, :] > rows[:, None]
+        th = (np.abs(dh) < thresh) if thresh > 0 else (dh == 0)
+        tm = dm == 0
+        totals += [((dh * dm > 0) & ~th & upper).sum(), ((dh * dm < 0) & ~th & upper).sum(),
+                   (th & ~tm & upper).sum(), (tm & ~th & upper).sum(), (th & tm & upper).sum()]
+    return PairCounts(*map(int, totals))
+
+
+def kendall(human: np.ndarray, metric: np.ndarray, variant: str = "b") -> float:
+    """Kendall's tau-b or tau-c, as ``scipy.stats.kendalltau(human, metric, variant=...)``."""
+    h, m = aligned(human, metric)
+    c = pair_counts(h, m)
+    total = c.concordant + c.discordant + c.tie_human + c.tie_metric + c.tie_both
+    tie_h, tie_m = c.tie_human + c.tie_both, c.tie_metric + c.tie_both
+    if len(h) < 2 or tie_h == total or tie_m == total:
+        return float("nan")
+    if variant == "b":
+        return float((c.concordant - c.discordant) / np.sqrt((total - tie_h) * (total - tie_m)))
+    if variant == "c":
+        classes = min(len(np.unique(h)), len(np.unique(m)))
+        return float(2 * (c.concordant - c.discordant) / (len(h) ** 2 * (classes - 1) / classes))
+    raise MtevalError(f"unknown Kendall variant {variant!r}; use b or c")
+
+
+def wmt_kendall_counts(human: np.ndarray, metric: np.ndarray, thresh: float | None) -> tuple[int, int]:
+    """(concordant, discordant) of the WMT Kendall variants: ``thresh=None`` is WMT12 (human ties
+    ignored, metric ties discordant), a number is WMT20's "Kendall-like" threshold."""
+    c = pair_counts(human, metric, thresh or 0.0)
+    return c.concordant, c.discordant + c.tie_metric
+
+
+def kendall_wmt12(human: np.ndarray, metric: np.ndarray) -> float:
+    """WMT12 Kendall's tau: (con - dis) / (con + dis), human ties ignored, metric ties penalised."""
+    con, dis = wmt_kendall_counts(human, metric, None)
+    return (con - dis) / (con + dis) if con + dis else float("nan")
+
+
+def kendall_wmt20(human: np.ndarray, metric: np.ndarray, thresh: float = 25.0) -> float:
+    """WMT20 "Kendall-like" tau over pairs with |human difference| >= ``thresh``."""
+    con, dis = wmt_kendall_counts(human, metric, thresh)
+    return (con - dis) / (con + dis) if con + dis else float("nan")
+
+
+def accuracy_counts(human: np.ndarray, metric: np.ndarray) -> tuple[int, int]:
+    """(agreeing pairs, pairs): sign(human diff) == sign(metric diff), ties agree with ties."""
+    c = pair_counts(human, metric)
+    return c.concordant + c.tie_both, c.concordant + c.discordant + c.tie_human + c.tie_metric + c.tie_both
+
+
+def pairwise_accuracy(human: np.ndarray, metric: np.ndarray) -> float:
+    """Pairwise accuracy (Kocmi et al. 2021), as mt-metrics-eval's ``Agreement``."""
+    agree, pairs = accuracy_counts(human, metric)
+    return agree / pairs if pairs else float("nan")
+
+
+# name -> statistic of one pair of vectors
+STATISTICS: dict[str, Callable[..., float]] = {
+    "pearson": pearson,
+    "spearman": spearman,
+    "kendall": kendall,
+    "kendall-c": lambda h, m: kendall(h, m, "c"),
+    "kendall-wmt12": kendall_wmt12,
+    "kendall-wmt20": kendall_wmt20,
+    "accuracy": pairwise_accuracy,
+}
+
+# pair-counting statistics: name -> (numerator, denominator), summed over groups (micro average)
+_MICRO: dict[str, Callable[..., tuple[int, int]]] = {
+    "kendall-wmt12": lambda h, m, **kw: _signed(wmt_kendall_counts(h, m, None)),
+    "kendall-wmt20": lambda h, m, thresh=25.0: _signed(wmt_kendall_counts(h, m, thresh)),
+    "accuracy": lambda h, m, **kw: accuracy_counts(h, m),
+}
+
+
+def _signed(counts: tuple[int, int]) -> tuple[int, int]:
+    con, dis = counts
+    return con - dis, con + dis
+
+
+def mean_removed(values: np.ndarray, groups: np.ndarray, present: np.ndarray | None = None) -> np.ndarray:
+    """Each value minus the mean of its group (seed 003), over the positions in ``present``."""
+    values = np.asarray(values, dtype=np.float64)
+    present = ~np.isnan(values) if present is None else present
+    _, inverse = np.unique(np.asarray(groups), return_inverse=True)
+    sums = np.bincount(inverse, weights=np.where(present, values, 0.0))
+    counts = np.bincount(inverse, weights=present.astype(float))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = sums / counts
+    return np.where(present, values - means[inverse], np.nan)
+
+
+def correlate(name: str, human: np.ndarray, metric: np.ndarray, groups: np.ndarray | None = None,
+              weights: np.ndarray | None = None, **options: float) -> float:
+    """Statistic ``name`` of two aligned vectors; averaged over ``groups`` when given (see module)."""
+    if name not in STATISTICS:
+        raise MtevalError(f"unknown correlation {name!r}; known: {', '.join(STATISTICS)}")
+    if weights is not None and name != "pearson":
+        raise MtevalError("length weighting is defined for Pearson only")
+
+    def one(h: np.ndarray, m: np.ndarray, w: np.ndarray | None) -> float:
+        return pearson(h, m, w) if w is not None else STATISTICS[name](h, m, **options)
+
+    if groups is None:
+        return one(human, metric, weights)
+    human, metric, groups = np.asarray(human), np.asarray(metric), np.asarray(groups)
+    order = np.argsort(groups, kind="stable")
+    bounds = np.flatnonzero(np.diff(groups[order])) + 1
+    parts = np.split(order, bounds)
+    if name in _MICRO:
+        num = den = 0
+        for rows in parts:
+            a, b = _MICRO[name](human[rows], metric[rows], **options)
+            num, den = num + a, den + b
+        return num / den if den else float("nan")
+    values = np.asarray([one(human[r], metric[r], None if weights is None else weights[r]) for r in parts])
+    values = values[~np.isnan(values)]
+    return float(values.mean()) if len(values) else float("nan")

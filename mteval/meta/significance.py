@@ -1,0 +1,161 @@
+"""Confidence intervals and significance tests for correlations and for system differences.
+
+* :func:`bootstrap_ci`: percentile bootstrap CI of a correlation, resampling *units* with
+  replacement (segments at segment level, so all systems' translations of a segment stay
+  together; systems at system level).
+* :func:`paired_bootstrap`: metric-vs-metric, the same resamples for both metrics; p-value =
+  share of resamples where metric A's correlation is not above metric B's (one-sided).
+* :func:`perm_both`: metric-vs-metric PERM-BOTH permutation test (Deutsch et al. 2021), as
+  google-research/mt-metrics-eval's ``PermutationSigDiff`` defines it: both metrics' scores are
+  z-scored, each position's two metric scores are swapped with probability 1/2, and the p-value
+  is the share of permutations whose correlation difference is >= the observed one (one-sided,
+  H1: A correlates better than B). No early stopping here (mt-metrics-eval stops blocks early).
+* :func:`system_bootstrap`: system-vs-system paired bootstrap (Koehn 2004) for any metric: the
+  system score of a resample is the mean of its segment scores, or, for a statistics-based
+  metric, ``score_from_stats`` of the summed statistics rows (as sacreBLEU does).
+
+All random draws come from ``numpy.random.default_rng(seed)``; the seed is an argument.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.stats
+
+from mteval.errors import MtevalError
+from mteval.meta.correlation import correlate
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A point estimate with its (1 - alpha) percentile interval."""
+
+    value: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A paired test of A against B: observed difference A - B, its interval, one-sided p-value."""
+
+    delta: float
+    low: float
+    high: float
+    p_value: float
+
+
+def _unit_rows(units: np.ndarray) -> list[np.ndarray]:
+    """Element indices of every resampling unit."""
+    order = np.argsort(units, kind="stable")
+    return np.split(order, np.flatnonzero(np.diff(units[order])) + 1)
+
+
+def _resamples(units: np.ndarray, groups: np.ndarray | None, n: int, seed: int):
+    """Yield (element indices, group ids) of ``n`` cluster-bootstrap resamples."""
+    rows = _unit_rows(np.asarray(units))
+    sizes = np.asarray([len(r) for r in rows])
+    rng = np.random.default_rng(seed)
+    for _ in range(n):
+        draw = rng.integers(0, len(rows), len(rows))
+        index = np.concatenate([rows[d] for d in draw])
+        new_groups = None
+        if groups is not None:  # a unit drawn twice forms two groups
+            width = int(np.max(groups)) + 1
+            new_groups = np.repeat(np.arange(len(draw)), sizes[draw]) * width + groups[index]
+        yield index, new_groups
+
+
+def _percentile(values: list[float], alpha: float) -> tuple[float, float]:
+    arr = np.asarray(values, dtype=np.float64)
+    arr = arr[~np.isnan(arr)]
+    if not len(arr):
+        return float("nan"), float("nan")
+    return float(np.quantile(arr, alpha / 2)), float(np.quantile(arr, 1 - alpha / 2))
+
+
+def bootstrap_ci(name: str, human: np.ndarray, metric: np.ndarray, units: np.ndarray,
+                 groups: np.ndarray | None = None, n: int = 1000, alpha: float = 0.05,
+                 seed: int = 1234, **options: float) -> Interval:
+    """Correlation ``name`` with a percentile bootstrap CI over resampled ``units``."""
+    value = correlate(name, human, metric, groups, **options)
+    draws = [correlate(name, human[i], metric[i], g, **options)
+             for i, g in _resamples(units, groups, n, seed)]
+    return Interval(value, *_percentile(draws, alpha))
+
+
+def paired_bootstrap(name: str, human: np.ndarray, metric_a: np.ndarray, metric_b: np.ndarray,
+                     units: np.ndarray, groups: np.ndarray | None = None, n: int = 1000,
+                     alpha: float = 0.05, seed: int = 1234, **options: float) -> Comparison:
+    """Does metric A correlate better than B? Paired bootstrap over ``units``."""
+    delta = (correlate(name, human, metric_a, groups, **options)
+             - correlate(name, human, metric_b, groups, **options))
+    deltas = [correlate(name, human[i], metric_a[i], g, **options)
+              - correlate(name, human[i], metric_b[i], g, **options)
+              for i, g in _resamples(units, groups, n, seed)]
+    finite = np.asarray(deltas)[~np.isnan(deltas)]
+    p = float((finite <= 0).mean()) if len(finite) else float("nan")
+    return Comparison(delta, *_percentile(deltas, alpha), p)
+
+
+def perm_both(name: str, human: np.ndarray, metric_a: np.ndarray, metric_b: np.ndarray,
+              groups: np.ndarray | None = None, n: int = 1000, seed: int = 1234,
+              **options: float) -> Comparison:
+    """PERM-BOTH permutation test (mt-metrics-eval ``PermutationSigDiff``), H1: A better than B."""
+    keep = ~(np.isnan(human) | np.isnan(metric_a) | np.isnan(metric_b))
+    h, a, b = human[keep], scipy.stats.zscore(metric_a[keep]), scipy.stats.zscore(metric_b[keep])
+    g = None if groups is None else np.asarray(groups)[keep]
+    delta = correlate(name, h, a, g, **options) - correlate(name, h, b, g, **options)
+    rng = np.random.default_rng(seed)
+    if name == "pearson" and g is None:
+        swap = rng.integers(0, 2, size=(n, len(h))).astype(bool)
+        perm_a, perm_b = np.where(swap, b, a), np.where(swap, a, b)
+        deltas = _rowwise_pearson(h, perm_a) - _rowwise_pearson(h, perm_b)
+    else:
+        deltas = np.empty(n)
+        for i in range(n):
+            swap = rng.integers(0, 2, size=len(h)).astype(bool)
+            deltas[i] = (correlate(name, h, np.where(swap, b, a), g, **options)
+                         - correlate(name, h, np.where(swap, a, b), g, **options))
+    return Comparison(delta, float("nan"), float("nan"), float(np.mean(deltas >= delta)))
+
+
+def _rowwise_pearson(human: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Pearson's r of ``human`` with every row of ``rows`` (vectorised)."""
+    hc = human - human.mean()
+    rc = rows - rows.mean(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (rc @ hc) / (np.sqrt((rc * rc).sum(axis=1)) * np.sqrt(hc @ hc))
+
+
+def system_bootstrap(segments_a: np.ndarray, segments_b: np.ndarray, n: int = 1000,
+                     alpha: float = 0.05, seed: int = 1234,
+                     score_from_stats: Callable[[np.ndarray], np.ndarray] | None = None) -> Comparison:
+    """Paired bootstrap of two systems' scores on the same segments (Koehn 2004).
+
+    ``segments_x`` are segment scores ``(S,)``, or statistics ``(S, n_stats)`` when
+    ``score_from_stats`` (vectorised over rows, e.g. ``StatsFamily.scores_from_stats``) is given.
+    Returns delta = score(A) - score(B), its CI, and the share of resamples in which the
+    observed winner does not win (one-sided p-value).
+    """
+    a, b = np.asarray(segments_a, dtype=np.float64), np.asarray(segments_b, dtype=np.float64)
+    if a.shape != b.shape or not len(a):
+        raise MtevalError(f"systems must be scored on the same segments: {a.shape} vs {b.shape}")
+    if score_from_stats is None:  # segments either system lacks are left out
+        keep = ~(np.isnan(a) | np.isnan(b))
+        a, b = a[keep], b[keep]
+    counts = np.random.default_rng(seed).multinomial(len(a), np.full(len(a), 1 / len(a)), size=n)
+    if score_from_stats is not None:
+        full = score_from_stats(np.stack([a.sum(axis=0), b.sum(axis=0)]))
+        delta = float(full[0] - full[1])
+        deltas = score_from_stats(counts @ a) - score_from_stats(counts @ b)
+    else:
+        delta = float(a.mean() - b.mean())
+        with np.errstate(invalid="ignore", divide="ignore"):
+            deltas = (counts @ a - counts @ b) / counts.sum(axis=1)
+    losing = deltas <= 0 if delta > 0 else deltas >= 0
+    return Comparison(delta, *_percentile(list(deltas), alpha), float(np.mean(losing)))
+
