@@ -22,6 +22,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "mteval.metrics.error_rates",
     "mteval.metrics.gtm",
     "mteval.metrics.edpm",
+    "mteval.metrics.sepia",
 )
 
 _FAMILIES: dict[str, type[MetricFamily]] = {}
