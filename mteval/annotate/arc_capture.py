@@ -17,7 +17,8 @@ forms: parsing is deterministic in eval mode, so equal word sequences get equal 
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 

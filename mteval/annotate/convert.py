@@ -8,7 +8,8 @@ so the parts hang from the virtual root as sister trees (their arc scores are bl
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

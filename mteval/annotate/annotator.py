@@ -1,0 +1,132 @@
+"""Annotate segment texts once per campaign: deduplicate, read the cache, parse what is missing.
+
+The API every syntactic metric and the pipeline code against::
+
+    ann = Annotator(cache_dir)            # language "en", embedded models unless others are found
+    sentences = ann.annotate(texts)       # one Sentence per text, in order
+    scores = ann.arc_scores(texts)        # one ArcScores per text (EDPM)
+    full = ann.annotate_with_scores(texts)  # Sentences whose .scores are set
+    ann.identity()                        # goes into every score signature
+
+Texts are cleaned first (:mod:`mteval.annotate.textprep`: control characters removed, whitespace
+flattened so a segment is one sentence, at most 250 words); equal cleaned texts are parsed once.
+Empty texts give an empty Sentence without calling the parser. Stanza is loaded only when some
+text is not in the cache, so a warm re-run never imports torch.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from mteval.annotate.cache import AnnotationCache, cache_key
+from mteval.annotate.model import ArcScores, Sentence
+from mteval.annotate.stanza_adapter import (
+    DEFAULT_PROCESSORS,
+    StanzaParser,
+    available_processors,
+    model_identity,
+    resolve_models,
+)
+from mteval.annotate.textprep import MAX_WORDS, prepare_text
+from mteval.errors import MtevalError
+
+LOG = logging.getLogger(__name__)
+BATCH_SIZE = 500  # segments per parse call and per cache shard
+
+
+class Annotator:
+    """Cached Stanza annotation of segment texts (see the module docstring)."""
+
+    def __init__(self, cache_dir: Path, language: str = "en", model_paths: dict[str, str] | None = None,
+                 processors: str = DEFAULT_PROCESSORS, workers: int = 1,
+                 max_words: int = MAX_WORDS, batch_size: int = BATCH_SIZE) -> None:
+        self.language = language
+        self.choice = resolve_models(language, available_processors(language, processors), model_paths)
+        self.processors = ",".join(self.choice.processors)
+        self._identity = model_identity(self.choice)
+        self.cache = AnnotationCache(Path(cache_dir))
+        self.workers = max(1, int(workers))
+        self.max_words = max_words
+        self.batch_size = batch_size
+        self._parser: StanzaParser | None = None
+        self.parsed = 0  # distinct texts actually parsed by this instance (for benchmarks and tests)
+        self._keys: dict[str, str] = {}  # raw text -> cache key (each text is cleaned once)
+
+    def identity(self) -> str:
+        """The model identity (source, language, processors, model-file hashes)."""
+        return self._identity
+
+    def annotate(self, texts: Sequence[str]) -> list[Sentence]:
+        """One :class:`Sentence` per text, in order (parsing only texts missing from the cache)."""
+        keys = self._ensure(texts)
+        found = self.cache.sentences(set(keys))
+        return [found[k] for k in keys]
+
+    def arc_scores(self, texts: Sequence[str]) -> list[ArcScores]:
+        """The parser's :class:`ArcScores` per text, in order (same caching as :meth:`annotate`)."""
+        keys = self._ensure(texts)
+        found = self.cache.arc_scores(set(keys))
+        missing = [k for k in keys if k not in found]
+        if missing:
+            sents = self.cache.sentences(missing)
+            if any(len(sents[k]) for k in missing):
+                raise MtevalError(f"the parser gave no arc scores ({self.processors}); EDPM needs the "
+                                  f"biaffine graph parser (depparse)")
+            labels = next(iter(found.values())).labels if found else ()
+            for k in missing:  # empty segments: a root and nothing else
+                found[k] = ArcScores(np.full((1, 1), -np.inf, np.float32), labels,
+                                     np.zeros((0, 1), np.int16), np.zeros((0, 1, len(labels)), np.float16))
+        return [found[k] for k in keys]
+
+    def annotate_with_scores(self, texts: Sequence[str]) -> list[Sentence]:
+        """:meth:`annotate` with each Sentence's ``scores`` set from :meth:`arc_scores` (for EDPM)."""
+        return [replace(s, scores=a) for s, a in zip(self.annotate(texts), self.arc_scores(texts), strict=True)]
+
+    def _ensure(self, texts: Sequence[str]) -> list[str]:
+        """Clean the texts, parse the distinct ones not cached, return each text's key."""
+        todo: dict[str, str] = {}
+        new = [t for t in dict.fromkeys(texts) if t not in self._keys]
+        for raw, text in zip(new, self._clean(new), strict=True):
+            key = self._keys[raw] = cache_key(text, self.language, self._identity, self.processors)
+            if key not in self.cache and key not in todo:
+                todo[key] = text
+        items = list(todo.items())
+        for start in range(0, len(items), self.batch_size):
+            self._parse_batch(items[start: start + self.batch_size])
+        return [self._keys[t] for t in texts]
+
+    def _clean(self, texts: Sequence[str]) -> list[str]:
+        """Prepare distinct texts; warn (once per call) about what was changed."""
+        prepared = [prepare_text(t, self.max_words) for t in texts]
+        control = sum(p.had_control for p in prepared)
+        long = sum(p.truncated for p in prepared)
+        if control:
+            LOG.warning("%d distinct segment(s) contained control characters; they were removed", control)
+        if long:
+            LOG.warning("%d distinct segment(s) longer than %d words were cut to %d words for parsing",
+                        long, self.max_words, self.max_words)
+        return [p.text for p in prepared]
+
+    def _parse_batch(self, items: list[tuple[str, str]]) -> None:
+        """Parse one batch of (key, text) and commit it to the cache as one shard."""
+        nonempty = [text for _, text in items if text]
+        parsed = iter(self._get_parser().parse(nonempty)) if nonempty else iter(())
+        sentences: list[Sentence] = []
+        scores: list[ArcScores | None] = []
+        for _, text in items:
+            sentence, arc = next(parsed) if text else (Sentence((), ""), None)
+            sentences.append(Sentence(sentence.words, text, (("text", text),)))
+            scores.append(arc)
+        self.cache.add([k for k, _ in items], sentences, scores)
+        self.parsed += len(items)
+
+    def _get_parser(self) -> StanzaParser:
+        """Load Stanza on first need."""
+        if self._parser is None:
+            self._parser = StanzaParser(self.choice)
+        return self._parser

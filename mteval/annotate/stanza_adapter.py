@@ -1,0 +1,221 @@
+"""The one module that imports Stanza (and so torch), lazily: model resolution, parsing, download.
+
+Models are resolved in this order (Qi et al. 2020, "Stanza: A Python NLP toolkit for many human
+languages"):
+
+1. explicit per-processor paths from the configuration (``model_paths: {depparse: ...}``),
+   which override the processors they name on top of the next source;
+2. Stanza's resources directory (``$STANZA_RESOURCES_DIR``, default ``~/stanza_resources``) if it
+   holds official models for the language (a ``resources.json`` and a ``<lang>/`` folder, as
+   ``mteval models download <lang>`` leaves them);
+3. the models embedded in this package (English: ``mteval/resources/models/en_ewt``).
+
+:func:`model_identity` names the choice (source, language, processors, a hash of every model
+file) and goes into every score signature and every annotation-cache key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from mteval.annotate.arc_capture import ArcRecorder
+from mteval.annotate.convert import join_arc_scores, to_sentence
+from mteval.annotate.model import ArcScores, Sentence
+from mteval.errors import ConfigError
+
+LOG = logging.getLogger(__name__)
+EMBEDDED = {"en": Path(__file__).resolve().parents[1] / "resources" / "models" / "en_ewt"}
+DEFAULT_PROCESSORS = "tokenize,mwt,pos,lemma,depparse,ner"
+MAX_SEQLEN = 1000  # tokenizer window in characters (Stanza's default 300 turns long tokens into <UNK>)
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """Where the models come from: ``source`` is ``config``, ``stanza`` or ``embedded``."""
+
+    source: str
+    language: str
+    processors: tuple[str, ...]
+    directory: Path
+    paths: Mapping[str, str] = field(default_factory=dict)  # processor -> model file
+
+
+def stanza_resources_dir() -> Path:
+    """Stanza's resources directory (without importing stanza)."""
+    default = Path.home() / "stanza_resources"
+    return Path(os.environ.get("STANZA_RESOURCES_DIR", str(default)))
+
+
+def _has_official(directory: Path, language: str) -> bool:
+    """Whether ``directory`` holds official Stanza models for ``language``."""
+    return (directory / "resources.json").is_file() and (directory / language).is_dir()
+
+
+def resolve_models(language: str, processors: Sequence[str],
+                   model_paths: Mapping[str, str] | None = None) -> ModelChoice:
+    """Pick the models (order in the module docstring); raise ConfigError if there are none."""
+    explicit = {k: str(v) for k, v in (model_paths or {}).items()}
+    for proc, path in explicit.items():
+        if proc not in processors:
+            raise ConfigError(f"model_paths: '{proc}' is not one of the processors {','.join(processors)}")
+        if not Path(path).is_file():
+            raise ConfigError(f"model_paths: {proc} model file not found: {path}")
+    official = stanza_resources_dir()
+    if _has_official(official, language):
+        base = ModelChoice("stanza", language, tuple(processors), official)
+    elif language in EMBEDDED:
+        folder = EMBEDDED[language]
+        paths = {p: str(folder / f"{p}.pt") for p in processors if (folder / f"{p}.pt").is_file()}
+        missing = [p for p in processors if p not in paths and p not in explicit]
+        if missing:
+            raise ConfigError(f"the embedded {language} models have no {','.join(missing)} model; "
+                              f"drop it from processors or give model_paths")
+        base = ModelChoice("embedded", language, tuple(processors), folder, paths)
+    elif explicit and all(p in explicit for p in processors):
+        base = ModelChoice("config", language, tuple(processors), Path(next(iter(explicit.values()))).parent)
+    else:
+        raise ConfigError(f"no Stanza models for language '{language}': run `mteval models download "
+                          f"{language}` (or set model_paths)")
+    if explicit:
+        return ModelChoice("config", language, base.processors, base.directory, {**base.paths, **explicit})
+    return base
+
+
+def available_processors(language: str, wanted: str = DEFAULT_PROCESSORS) -> tuple[str, ...]:
+    """``wanted`` minus ``ner`` when the only models are embedded ones without an NER model."""
+    procs = tuple(p.strip() for p in wanted.split(",") if p.strip())
+    if ("ner" in procs and not _has_official(stanza_resources_dir(), language)
+            and language in EMBEDDED and not (EMBEDDED[language] / "ner.pt").is_file()):
+        LOG.warning("no NER model for '%s': annotating without named entities", language)
+        procs = tuple(p for p in procs if p != "ner")
+    return procs
+
+
+@lru_cache(maxsize=64)
+def _file_digest(path: str, size: int, mtime: float) -> str:
+    """First 16 hex digits of the SHA-256 of a model file (cached per size and mtime)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:16]
+
+
+def _digest(path: Path) -> str:
+    st = path.stat()
+    return _file_digest(str(path), st.st_size, st.st_mtime)
+
+
+def _folder_digest(directory: Path, language: str) -> str:
+    """Hash of an official Stanza folder: ``resources.json`` and the language folder's listing."""
+    folder = directory / language
+    listing = sorted(f"{p.relative_to(folder)}:{p.stat().st_size}" for p in folder.rglob("*") if p.is_file())
+    res = directory / "resources.json"
+    resources = _digest(res) if res.is_file() else "-"
+    return f"resources={resources},dir={hashlib.sha256('|'.join(listing).encode()).hexdigest()[:16]}"
+
+
+def model_identity(choice: ModelChoice) -> str:
+    """``stanza<version>:<source>|lang:en|proc:tokenize,...|tokenize=<sha>,...``: names every model."""
+    files = [f"{p}={_digest(Path(choice.paths[p]))}" for p in choice.processors if p in choice.paths]
+    if len(files) < len(choice.processors):  # some models come from Stanza's own folder
+        files.insert(0, _folder_digest(choice.directory, choice.language))
+    return f"stanza{stanza_version()}:{choice.source}|lang:{choice.language}|proc:{','.join(choice.processors)}|" \
+        + ",".join(files)
+
+
+def _load_pipeline(choice: ModelChoice) -> Any:
+    """Build the ``stanza.Pipeline`` (offline: ``download_method=None``)."""
+    import stanza  # noqa: PLC0415 - heavy, imported only when parsing is needed
+
+    kwargs: dict[str, Any] = {f"{p}_model_path": path for p, path in choice.paths.items()}
+    # allow_unknown_language: the embedded resources.json is empty (harmless for official models);
+    # logging ERROR: otherwise Stanza warns "unsupported language" for that empty resources.json
+    return stanza.Pipeline(lang=choice.language, processors=",".join(choice.processors),
+                           dir=str(choice.directory), download_method=None, logging_level="ERROR",
+                           tokenize_no_ssplit=True, tokenize_max_seqlen=MAX_SEQLEN,
+                           allow_unknown_language=True, **kwargs)
+
+
+def _recorder(pipeline: Any) -> ArcRecorder | None:
+    """Hook the graph parser for arc scores (None when there is no graph parser)."""
+    proc = pipeline.processors.get("depparse")
+    model = getattr(getattr(proc, "trainer", None), "model", None)
+    if model is None or not hasattr(model, "decode_graph_predictions"):
+        return None
+    from stanza.models.common.vocab import VOCAB_PREFIX_SIZE  # noqa: PLC0415
+
+    vocab = model.vocab["deprel"]
+    labels = tuple(vocab.unmap(list(range(VOCAB_PREFIX_SIZE, len(vocab)))))
+    return ArcRecorder(model, labels)
+
+
+class StanzaParser:
+    """A loaded Stanza pipeline that parses each text as exactly one :class:`Sentence`."""
+
+    def __init__(self, choice: ModelChoice) -> None:
+        self.choice = choice
+        self.pipeline = _load_pipeline(choice)
+        self.recorder = _recorder(self.pipeline)
+
+    def parse(self, texts: Sequence[str]) -> list[tuple[Sentence, ArcScores | None]]:
+        """Parse non-empty, whitespace-flattened texts; one (sentence, arc scores) per text."""
+        from stanza.models.common.doc import Document  # noqa: PLC0415
+
+        if not texts:
+            return []
+        docs = self.pipeline([Document([], text=t) for t in texts])
+        out = []
+        for text, doc in zip(texts, docs, strict=True):
+            sentence = to_sentence(text, doc.sentences)
+            out.append((sentence, self._scores(doc.sentences)))
+        if self.recorder is not None:
+            self.recorder.clear()
+        return out
+
+    def _scores(self, stanza_sentences: Sequence[Any]) -> ArcScores | None:
+        """The recorded arc scores of one segment's sentences, joined (None if unavailable)."""
+        if self.recorder is None or not stanza_sentences:
+            return None
+        parts = [self.recorder.get([w.text for w in s.words]) for s in stanza_sentences]
+        if any(p is None for p in parts):
+            return None
+        return join_arc_scores([p for p in parts if p is not None])
+
+
+def download(language: str, processors: str | None = None, model_dir: str | Path | None = None) -> Path:
+    """Download Stanza's official models for ``language`` (``mteval models download <lang>``).
+
+    Needs internet; afterwards :func:`resolve_models` prefers them over the embedded models.
+    """
+    import stanza  # noqa: PLC0415
+
+    target = Path(model_dir) if model_dir else stanza_resources_dir()
+    kwargs: dict[str, Any] = {"processors": processors} if processors else {}
+    try:
+        stanza.download(language, model_dir=str(target), **kwargs)
+    except Exception as exc:  # network or unknown language: one clear line for the CLI
+        raise ConfigError(f"could not download Stanza models for '{language}' into {target}: {exc}") from exc
+    return target
+
+
+def stanza_version() -> str:
+    """The installed Stanza version, read without importing it."""
+    from importlib.metadata import version  # noqa: PLC0415
+
+    return version("stanza")
+
+
+def describe(choice: ModelChoice) -> str:
+    """A JSON line describing the model choice (for logs and ``mteval models``)."""
+    return json.dumps({"source": choice.source, "language": choice.language,
+                       "processors": list(choice.processors), "directory": str(choice.directory),
+                       "stanza": stanza_version()})

@@ -1,0 +1,83 @@
+"""The embedded Stanza models through the Annotator (marked ``models``: loads torch)."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mteval.annotate.annotator import Annotator
+
+pytestmark = pytest.mark.models
+
+UNAMBIGUOUS = "The committee didn't approve the new system."
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("anncache")
+
+
+@pytest.fixture(scope="module")
+def annotator(cache_dir: Path) -> Annotator:
+    return Annotator(cache_dir)
+
+
+def test_unambiguous_sentence_tokens_heads_labels(annotator: Annotator) -> None:
+    (s,) = annotator.annotate([UNAMBIGUOUS])
+    assert [w.form for w in s] == ["The", "committee", "did", "n't", "approve", "the", "new", "system", "."]
+    assert s.heads() == [2, 5, 5, 5, 0, 8, 8, 5, 5]
+    assert [w.deprel for w in s] == ["det", "nsubj", "aux", "advmod", "root", "det", "amod", "obj", "punct"]
+    assert [w.upos for w in s][:5] == ["DET", "NOUN", "AUX", "PART", "VERB"]
+    assert s.word(3).lemma == "do" and s.word(4).lemma == "not"
+
+
+def test_arc_scores_agree_with_the_tree(annotator: Annotator) -> None:
+    (s,) = annotator.annotate_with_scores([UNAMBIGUOUS])
+    a = s.scores
+    assert a is not None and a.arcs.shape == (10, 10) and a.label_heads.shape == (9, 4)
+    assert np.isneginf(a.arcs[:, 0]).all() and np.isneginf(np.diag(a.arcs)).all()
+    assert list(a.label_heads[:, 0]) == s.heads()  # the 1-best tree = the best head of each word here
+    best = [a.labels[int(np.argmax(a.label_logp[d, 0]))] for d in range(len(s))]
+    assert best == [w.deprel for w in s]
+    np.testing.assert_allclose(np.exp(a.label_logp.astype(np.float64)).sum(-1), 1.0, atol=0.02)
+
+
+def test_segments_are_never_split_and_order_is_kept(annotator: Annotator) -> None:
+    texts = ["Hello world. This is one segment! Really.", "", UNAMBIGUOUS, "Hello world. This is one segment! Really."]
+    out = annotator.annotate(texts)
+    assert len(out) == 4 and out[0] == out[3] and len(out[1]) == 0
+    assert sum(w.head == 0 for w in out[0]) >= 1 and len(out[0]) == 10
+    assert [w.form for w in out[2]][2:4] == ["did", "n't"]
+
+
+def test_bad_segments_do_not_crash(annotator: Annotator, caplog: pytest.LogCaptureFixture) -> None:
+    long = " ".join(["word"] * 1000)
+    with caplog.at_level(logging.WARNING):
+        out = annotator.annotate(["", "   ", "bad\x00 con\x1btrol chars", long])
+    assert len(out[0]) == 0 and len(out[1]) == 0
+    assert [w.form for w in out[2]] == ["bad", "control", "chars"]
+    assert len(out[3]) == 250
+    assert "control characters" in caplog.text and "cut to 250 words" in caplog.text
+    scores = annotator.arc_scores(["", long])
+    assert scores[0].arcs.shape == (1, 1) and scores[1].arcs.shape == (251, 251)
+
+
+def test_warm_rerun_parses_nothing(annotator: Annotator, cache_dir: Path) -> None:
+    texts = [UNAMBIGUOUS, "A second, different segment."]
+    cold = annotator.annotate(texts)
+    warm = Annotator(cache_dir)
+    assert warm.annotate(texts) == cold and warm.arc_scores(texts)[0].arcs.shape == (10, 10)
+    assert warm.parsed == 0 and warm._parser is None
+    assert warm.identity() == annotator.identity() and "embedded" in warm.identity()
+
+
+def test_lexical_import_does_not_load_torch() -> None:
+    import subprocess
+
+    code = "import mteval.annotate.annotator, sys; print('torch' in sys.modules, 'stanza' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False False"
