@@ -1,0 +1,129 @@
+"""METEOR (Banerjee & Lavie 2005; Meteor 1.5: Denkowski & Lavie 2011) at Meteor-jar parity.
+
+Asiya's invocation (``METEOR.pm``): ``meteor-1.4.jar tst ref -sgml -l en -m "<modules>"
+[-a paraphrase-en.gz]``: English parameters alpha beta gamma delta = 0.85 0.2 0.6 0.75, module
+weights taken **positionally** from 1.0 0.6 0.8 0.6, case-sensitive, no normalisation, whitespace
+tokenisation; with several references the best-scoring one per segment; system and document
+scores from summed statistics (:mod:`.scoring`).
+
+Variants (IQMT name / Asiya name: modules, weights):
+
+* ``MTR-exact`` / ``METEOR-ex``: exact, 1.0
+* ``MTR-stem`` / ``METEOR-st``: exact stem, 1.0 0.6
+* ``MTR-wnsyn`` / ``METEOR-sy``: exact stem synonym, 1.0 0.6 0.8
+* ``METEOR-pa`` (Asiya): exact stem **paraphrase** (no synonyms), 1.0 0.6 0.8 (the paraphrase
+  module sits in the synonym slot)
+* ``MTR-para`` / ``METEOR-stsypa``: Meteor 1.5's full English set exact stem synonym paraphrase,
+  1.0 0.6 0.8 0.6. IQMT (METEOR 0.6) had no paraphrase module; ``MTR-para`` is defined as this.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from mteval.io.corpus import DocumentIndex
+from mteval.metrics.base import MetricInfo, ScoreSet, Side, StatsFamily, scores_from_stats_matrix
+from mteval.metrics.meteor import matchers
+from mteval.metrics.meteor.alignment import Matcher, align
+from mteval.metrics.meteor.scoring import MODULE_WEIGHTS, N_STATS, alignment_stats, meteor_scores
+from mteval.metrics.registry import register
+
+MODULES: dict[str, tuple[str, ...]] = {
+    "MTR-exact": ("exact",), "METEOR-ex": ("exact",),
+    "MTR-stem": ("exact", "stem"), "METEOR-st": ("exact", "stem"),
+    "MTR-wnsyn": ("exact", "stem", "synonym"), "METEOR-sy": ("exact", "stem", "synonym"),
+    "METEOR-pa": ("exact", "stem", "paraphrase"),
+    "MTR-para": ("exact", "stem", "synonym", "paraphrase"),
+    "METEOR-stsypa": ("exact", "stem", "synonym", "paraphrase"),
+}
+EMPTY_ITEM = "***EMPTY***"
+_WS = re.compile(r"[ \t\n\r\f]+")  # java.util.StringTokenizer's default delimiters
+
+
+def meteor_tokens(text: str) -> tuple[str, ...]:
+    """Meteor's words of one segment as Asiya writes it (trailing spaces stripped, empty -> ***EMPTY***)."""
+    line = text.rstrip()
+    if line.strip() == "":
+        line = EMPTY_ITEM
+    return tuple(t for t in _WS.split(line) if t)
+
+
+def _matcher(name: str) -> Matcher:
+    """The matcher function of a module name (the paraphrase table is loaded lazily)."""
+    if name == "paraphrase":
+        from mteval.metrics.meteor.paraphrase import paraphrase
+
+        return paraphrase
+    return getattr(matchers, name)
+
+
+@register
+class MeteorFamily(StatsFamily):
+    """METEOR 1.5 variants (exact, stem, synonym, paraphrase stages) with Meteor's numbers."""
+
+    family = "METEOR"
+    variants = tuple(MODULES)
+    version = "1"
+
+    def __init__(self, case_sensitive: bool = True, **options: Any) -> None:
+        super().__init__(case_sensitive, **options)
+        self._cache: dict[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], np.ndarray] = {}
+
+    def info(self, variant: str) -> MetricInfo:
+        """Similarity in [0, 1]."""
+        return MetricInfo(variant, self.family, description="Meteor 1.5 " + " ".join(MODULES[variant]))
+
+    def _words(self, text: str) -> tuple[str, ...]:
+        return meteor_tokens(text if self.case_sensitive else text.lower())
+
+    def prepare(self, references: Sequence[Side]) -> list[list[tuple[str, ...]]]:
+        """Per segment, the words of every reference."""
+        per_ref = [[self._words(t) for t in ref.texts] for ref in references]
+        return [list(seg) for seg in zip(*per_ref, strict=True)]
+
+    def pair_stats(self, hyp: tuple[str, ...], ref: tuple[str, ...], modules: tuple[str, ...]) -> np.ndarray:
+        """Statistics row of one hypothesis/reference pair (cached per unique pair)."""
+        key = (hyp, ref, modules)
+        row = self._cache.get(key)
+        if row is None:
+            row = alignment_stats(hyp, ref, align(hyp, ref, [_matcher(m) for m in modules]))
+            self._cache[key] = row
+        return row
+
+    def variant_stats(self, hypothesis: Side, prepared: list[list[tuple[str, ...]]], variant: str) -> np.ndarray:
+        """Per segment, the statistics of the best-scoring reference (first one on ties)."""
+        if len(hypothesis.texts) != len(prepared):
+            raise ValueError(f"{hypothesis.name}: {len(hypothesis.texts)} segments, "
+                             f"references have {len(prepared)}")
+        modules = MODULES[variant]
+        weights = MODULE_WEIGHTS[:len(modules)]
+        out = np.zeros((len(prepared), N_STATS))
+        for i, (text, refs) in enumerate(zip(hypothesis.texts, prepared, strict=True)):
+            hyp = self._words(text)
+            rows = np.stack([self.pair_stats(hyp, ref, modules) for ref in refs])
+            out[i] = rows[int(np.argmax(meteor_scores(rows, weights)))]
+        return out
+
+    def segment_stats(self, hypothesis: Side, prepared: Any) -> np.ndarray:
+        """All variants' statistics side by side, one block of ``N_STATS`` columns per variant."""
+        return np.hstack([self.variant_stats(hypothesis, prepared, v) for v in self.variants])
+
+    def scores_from_stats(self, stats: np.ndarray, variant: str) -> np.ndarray:
+        """METEOR scores of statistics rows: a variant's own block, or the full side-by-side matrix."""
+        s = np.atleast_2d(stats)
+        if s.shape[1] != N_STATS:
+            k = self.variants.index(variant)
+            s = s[:, k * N_STATS:(k + 1) * N_STATS]
+        return meteor_scores(s, MODULE_WEIGHTS[:len(MODULES[variant])])
+
+    def score(self, hypothesis: Side, prepared: Any, documents: DocumentIndex,
+              variants: Sequence[str]) -> dict[str, ScoreSet]:
+        out: dict[str, ScoreSet] = {}
+        for v in variants:
+            stats = self.variant_stats(hypothesis, prepared, v)
+            out.update(scores_from_stats_matrix(self, stats, documents, [v]))
+        return out
