@@ -261,6 +261,17 @@ class _PairMatch(StatsFamily):
         main = next(iter(self.combinations))
         return self.best_reference_stats(self.all_stats(hypothesis, prepared), main)
 
+    def features(self, hypothesis: Side, prepared: Any) -> dict[str, np.ndarray]:
+        """Segment features for weight tuning (§6): P and R of every decomposition ('E' and 'N'
+        sets) and the brevity/prolixity pair ('B'), against the best reference of the main variant."""
+        stats = self.segment_stats(hypothesis, prepared)
+        names, values = precision_recall(stats)
+        out = {n: values[:, j] for j, n in enumerate(names)}
+        hyp_len, ref_len = stats[:, 13], stats[:, 14]  # 1g totals = word counts
+        out["B_long"] = _safe_div(np.maximum(hyp_len - ref_len, 0.0), ref_len)
+        out["B_short"] = _safe_div(np.maximum(ref_len - hyp_len, 0.0), ref_len)
+        return out
+
     def scores_from_stats(self, stats: np.ndarray, variant: str) -> np.ndarray:
         """F or μPR of each statistics row (vectorised)."""
         return combine(np.atleast_2d(stats), self._combos[variant])
