@@ -54,7 +54,7 @@ def _label(word: Word, kids: list[int], sentence: Sentence) -> str | None:
     if any(sentence.word(k).deprel.split(":")[0] in SUBJECTS for k in kids):
         return "S"
     fixed = {"VERB": "VP", "NOUN": "NP", "PROPN": "NP", "PRON": "NP", "INTJ": "INTJ"}
-    if not has and rel.split(":")[0] in NAME_PARTS:
+    if not has and rel != "compound:prt" and rel.split(":")[0] in NAME_PARTS:
         return None
     if upos in fixed:
         return fixed[upos]

@@ -1,0 +1,51 @@
+"""Phrase-structure projection of hand-written UD trees (expected bracketings written out)."""
+
+from __future__ import annotations
+
+from test_layers_chunks import COACH, GOVERNMENT
+
+from mteval.annotate.layers.phrase import bracketed, project
+from mteval.annotate.model import Sentence, parse_conllu
+
+CAT = """\
+1	A	a	DET	DT	_	2	det	_	_
+2	cat	cat	NOUN	NN	_	3	nsubj	_	_
+3	sat	sit	VERB	VBD	_	0	root	_	_
+4	on	on	ADP	IN	_	6	case	_	_
+5	the	the	DET	DT	_	6	det	_	_
+6	rug	rug	NOUN	NN	_	3	obl	_	_
+7	.	.	PUNCT	.	_	3	punct	_	_
+"""
+
+
+def _tree(conllu: str) -> str:
+    sentence = parse_conllu(conllu)[0]
+    return bracketed(project(sentence), sentence)
+
+
+def test_simple_clause() -> None:
+    assert _tree(CAT) == "(ROOT (S (NP (DT A) (NN cat)) (VBD sat) (PP (IN on) (NP (DT the) (NN rug))) (. .)))"
+
+
+def test_sbar_pp_and_compounds() -> None:
+    assert _tree(COACH) == (
+        "(ROOT (S (NP (DT The) (NN captain)) (VBZ rejects) (SBAR (IN that) (S (NP (DT the) (NN coach)) "
+        "(VBZ leaves) (NP (DT the) (NNP Barça) (NN bench)) (PP (IN due) (NP (NNS problems) (PP (IN with) "
+        "(NP (DT some) (NNS players))))))) (. .)))")
+
+
+def test_copula_possessive_particle() -> None:
+    assert _tree(GOVERNMENT) == (
+        "(ROOT (S (NP (NP (DT the) (NNP Government) (POS 's)) (NN priority)) (VBZ has) (RB not) (ADVP (RB always)) "
+        "(VBN been) (NN creation) (PP (IN of) (NP (NNP Barack) (NNP Obama))) (ADVP (, ,) (RB very) (RB quickly)) "
+        "(VP (TO to) (VB give) (PRT (RP up)))))")
+
+
+def test_leaves_cover_sentence_in_order() -> None:
+    for conllu in (CAT, COACH, GOVERNMENT):
+        sentence = parse_conllu(conllu)[0]
+        assert project(sentence).leaves() == list(range(1, len(sentence) + 1))
+
+
+def test_empty_sentence() -> None:
+    assert project(Sentence(())).children == ()
