@@ -118,3 +118,19 @@ def test_top_k_label_fallback() -> None:
             want = scores.label_logp[d - 1, ks[0]] if len(ks) else scores.label_logp[d - 1, 0]
             np.testing.assert_allclose(dense[h, d], want)
         assert best in scores.label_heads[d - 1]
+
+
+def test_split_segment_parts_are_independent_trees() -> None:
+    """A segment parsed as two sentences (block-diagonal scores) = two single-root trees."""
+    from mteval.annotate.convert import join_arc_scores
+
+    rng = np.random.default_rng(5)
+    a, b = (ArcScores(s.arcs.astype(np.float32), s.labels, s.label_heads.astype(np.int16),
+                      s.label_logp.astype(np.float16))  # the cache's precision, as join uses
+            for s in (_random_scores(3, 4, 2, rng), _random_scores(2, 4, 2, rng)))
+    joined = join_arc_scores([a, b])
+    (whole,) = expected_arc_labels([joined], 0.5)
+    ea, eb = expected_arc_labels([a, b], 0.5)
+    np.testing.assert_allclose(whole[np.ix_([0, 1, 2, 3], [0, 1, 2, 3])], ea, atol=1e-6)
+    np.testing.assert_allclose(whole[np.ix_([0, 4, 5], [0, 4, 5])], eb, atol=1e-6)
+    assert abs(whole.sum() - 5) < 1e-9 and abs(whole[0].sum() - 2) < 1e-9

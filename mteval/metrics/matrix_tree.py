@@ -26,6 +26,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
 
 from mteval.annotate.model import ArcScores
 
@@ -126,24 +128,40 @@ def _tempered(arcs: np.ndarray, label_lp: np.ndarray, gamma: float) -> tuple[np.
     return gamma * arcs + lse, probs
 
 
+def blocks(arcs: np.ndarray) -> list[np.ndarray]:
+    """Word ids (1-based) of each part of a segment: the connected components of the finite
+    word-word arcs. A segment the tokenizer split into several sentences has block-diagonal scores
+    (:func:`mteval.annotate.convert.join_arc_scores`); each part is a single-root tree of its own."""
+    n = arcs.shape[0] - 1
+    if n == 0:
+        return []
+    finite = np.isfinite(np.asarray(arcs[1:, 1:], dtype=np.float64))
+    _, comp = connected_components(csr_matrix(finite), directed=False)
+    return [np.flatnonzero(comp == c) + 1 for c in np.unique(comp)]
+
+
 def expected_arc_labels(batch: Sequence[ArcScores], gamma: float) -> list[np.ndarray]:
     """E[count of arc h -> d with label l] for every sentence: ``(n+1, n+1, L)`` each.
 
-    Sentences are grouped by (length, label set) and their determinants/inverses batched.
-    ``E.sum(axis=(0, 2))[1:]`` is all ones: each word has exactly one head and one label.
+    Each part (see :func:`blocks`) is an independent single-root tree; parts are grouped by
+    (length, label set) and their determinants/inverses batched. ``E.sum(axis=(0, 2))[1:]`` is all
+    ones: each word has exactly one head and one label.
     """
     if gamma <= 0:
         raise ValueError(f"gamma must be > 0, got {gamma}")
-    out: list[np.ndarray | None] = [None] * len(batch)
-    groups: dict[tuple[int, tuple[str, ...]], list[int]] = {}
+    dense = [label_logprobs(s) for s in batch]
+    out = [np.zeros(s.arcs.shape + (len(s.labels),)) for s in batch]
+    groups: dict[tuple[int, tuple[str, ...]], list[tuple[int, np.ndarray]]] = {}
     for i, s in enumerate(batch):
-        groups.setdefault((s.arcs.shape[0], s.labels), []).append(i)
+        for part in blocks(s.arcs):
+            idx = np.concatenate([[0], part])
+            groups.setdefault((len(idx), s.labels), []).append((i, idx))
     for members in groups.values():
-        arcs = np.stack([np.asarray(batch[i].arcs, dtype=np.float64) for i in members])
-        label_lp = np.stack([label_logprobs(batch[i]) for i in members])
+        arcs = np.stack([np.asarray(batch[i].arcs, dtype=np.float64)[np.ix_(idx, idx)]
+                         for i, idx in members])
+        label_lp = np.stack([dense[i][np.ix_(idx, idx)] for i, idx in members])
         potentials, probs = _tempered(arcs, label_lp, gamma)
-        marg = arc_marginals(potentials)
-        expected = marg[..., None] * probs
-        for j, i in enumerate(members):
-            out[i] = expected[j]
-    return [e for e in out if e is not None]
+        expected = arc_marginals(potentials)[..., None] * probs
+        for j, (i, idx) in enumerate(members):
+            out[i][np.ix_(idx, idx)] = expected[j]
+    return out
