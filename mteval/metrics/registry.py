@@ -23,6 +23,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "mteval.metrics.gtm",
     "mteval.metrics.edpm",
     "mteval.metrics.sepia",
+    "mteval.metrics.cesm",
 )
 
 _FAMILIES: dict[str, type[MetricFamily]] = {}

@@ -1,0 +1,316 @@
+"""CESM: the Common Embedded Subtree Metric (Duma, Vertan & Menzel 2013, Sec. 3.2).
+
+A dependency parse becomes an *ordered tree with unlabeled edges*: nodes are the words, labelled
+by their form (option ``label``: ``form``, ``lemma``, ``upos`` or ``lemma+upos``; lower-cased
+when ``case_sensitive=False``), the children of a node ordered left to right by word position,
+the dependency relations dropped (paper: "we first removed the labels assigned to every edge,
+but maintained the nodes and the left to right order between them").
+
+Embedded subtree (Lin et al. 2008): a tree obtained from T by deleting nodes; deleting a node
+attaches its children to its parent in its place, so ancestor relations and the left-to-right
+order are kept. A node set A of T defines one embedded subtree when it has a top node that is
+an ancestor of all the others.
+
+* ``rooted`` (the paper's definition, variants ``CESM``, ``CESM-P``, ``CESM-R``): "an embedded
+  subtree is obtained by removing one or more nodes, except for the root" -- every counted
+  subtree contains the root of T (zero deletions, T itself, is counted too).
+* ``anyroot`` (``CESM-anyroot*``): embedded subtrees with any top node (the tree-mining usage).
+
+ACET(T1, T2) counts the *pairs of occurrences* (A1 in T1, A2 in T2) whose embedded subtrees are
+equal as ordered labelled trees: a shape occurring m times in T1 and n times in T2 counts m*n
+(the kernel count, an inner product of occurrence vectors). Without repeated words this is the
+number of distinct common embedded subtrees. With repeated words P or R alone may exceed 1,
+but F1 cannot: by Cauchy-Schwarz ACET(r,h)^2 <= ACET(r,r) ACET(h,h), so P*R <= 1 and
+F1 = 2PR/(P+R) <= sqrt(PR) <= 1.
+
+    P = ACET(ref, hyp) / ACET(hyp, hyp),  R = ACET(ref, hyp) / ACET(ref, ref),  CESM = 2PR/(P+R)
+
+Tree root: the sentence's root word; a segment with several root words (several sentences) gets
+a virtual root ``<ROOT>`` above them (option ``virtual_root=True`` adds it to every tree, so
+that the rooted count no longer requires equal root words). The one-node subtree made of the
+virtual root alone holds no word and is not counted; an empty segment therefore shares nothing
+with a non-empty one, and two empty segments score 1.
+
+Multiple references: per segment the reference with the highest F1 (of that mode) is kept and
+its P and R are reported. Document and system scores: means of segment scores (the paper's
+system score is the average of segment scores, Table 1).
+
+Algorithm (:func:`acet`): C(u, v) = number of common embedded subtrees topped at u and v =
+[label(u) = label(v)] * S(u, v), where S(u, v) sums, over pairs of equally long sequences of
+pairwise disjoint proper-descendant subtrees x1 < ... < xk of u and y1 < ... < yk of v (left to
+right), the product of C(xi, yi). In preorder, a descendant x is the interval [x, end(x)], and
+S is a suffix dynamic programme over each pair of windows,
+G(p, q) = G(p+1, q) + sum_{y >= q} C(p, y) G(end(p)+1, end(y)+1), run for all label-matching
+pairs (u, v) at once in one sweep over p. Time O(sum over matching (u, v) of |T(u)| |T(v)|),
+at most O(n1^2 n2^2) (all words equal) and close to O(n1 n2 depth) on parses.
+rooted ACET = C(root1, root2); anyroot ACET = sum of C.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from mteval.annotate.model import Sentence
+from mteval.errors import ConfigError, InputError
+from mteval.io.corpus import DocumentIndex
+from mteval.metrics.base import MetricFamily, MetricInfo, ScoreSet, Side, mean_score_set
+from mteval.metrics.registry import register
+
+VIRTUAL_ROOT = "<ROOT>"
+LABELS = ("form", "lemma", "upos", "lemma+upos")
+MODES = ("rooted", "anyroot")
+
+
+@dataclass(frozen=True)
+class OrderedTree:
+    """An ordered labelled tree in preorder: ``labels[i]`` of node ``i`` (0 = root), ``end[i]``
+    the last preorder index in the subtree of ``i``."""
+
+    labels: np.ndarray  # int64, interned labels
+    end: np.ndarray  # int64
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+
+def tree_from_parents(labels: Sequence[int], parents: Sequence[int]) -> OrderedTree:
+    """Preorder :class:`OrderedTree` from node labels and parent indices (-1 = root, exactly one);
+    children are ordered by their index (word order)."""
+    n = len(labels)
+    kids: list[list[int]] = [[] for _ in range(n)]
+    roots = [i for i, p in enumerate(parents) if p < 0]
+    if len(roots) != 1:
+        raise ValueError(f"a tree needs exactly one root, got {len(roots)}")
+    for i, p in enumerate(parents):
+        if p >= 0:
+            kids[p].append(i)
+    order: list[int] = []
+    end = [0] * n
+    stack: list[tuple[int, bool]] = [(roots[0], False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            end[node] = len(order) - 1
+            continue
+        order.append(node)
+        stack.append((node, True))
+        stack.extend((k, False) for k in reversed(kids[node]))
+    if len(order) != n:
+        raise ValueError("the parent array has a cycle")
+    return OrderedTree(np.array([labels[v] for v in order], dtype=np.int64),
+                       np.array([end[v] for v in order], dtype=np.int64))
+
+
+def acet_table(t1: OrderedTree, t2: OrderedTree) -> np.ndarray:
+    """The matrix C(u, v) of common embedded subtrees topped at u (in t1) and v (in t2), as
+    float64; recomputed with exact Python integers if a count overflows (Lin et al. 2008)."""
+    table = _acet_sweep(t1, t2, np.float64)
+    if not np.all(np.isfinite(table)):
+        table = _acet_sweep(t1, t2, object)
+    return table
+
+
+def acet(t1: OrderedTree, t2: OrderedTree) -> tuple[float, float]:
+    """(rooted ACET, anyroot ACET) of two ordered labelled trees (Duma et al. 2013, Sec. 3.2):
+    floats, or exact Python integers when the counts pass float64's range (trees of ~500 words)."""
+    table = acet_table(t1, t2)
+    if table.dtype == object:
+        return table[0, 0], table.sum()
+    return float(table[0, 0]), float(table.sum())
+
+
+def _blocks(t1: OrderedTree, t2: OrderedTree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Label-matching pairs (u, v), both inner nodes (the DP blocks), and the match matrix."""
+    match = t1.labels[:, None] == t2.labels[None, :]
+    inner1 = t1.end > np.arange(len(t1))
+    inner2 = t2.end > np.arange(len(t2))
+    bu, bv = np.nonzero(match & inner1[:, None] & inner2[None, :])
+    return bu, bv, match
+
+
+def _acet_sweep(t1: OrderedTree, t2: OrderedTree, dtype: Any) -> np.ndarray:
+    """One descending sweep over t1's preorder positions p updating the G row of every block
+    (u, v) whose window holds p. Block columns run right to left (column j is q = end(v)+1-j),
+    so the suffix sums over q are one forward cumsum."""
+    n1, n2 = len(t1), len(t2)
+    bu, bv, match = _blocks(t1, t2)
+    table = np.zeros((n1, n2 + 1), dtype=dtype)  # column n2: sentinel and padding, always 0
+    table[:, :n2][match] = 1  # a pair with a leaf has only the one-node subtree in common
+    if len(bu) == 0:
+        return table[:, :n2]
+    sizes = t2.end[bv] - bv  # descendants of v; column `sizes` is q = v+1 (the block's value)
+    width = int(sizes.max()) + 1
+    ys = t2.end[bv][:, None] + 1 - np.arange(width)[None, :]  # node of column j
+    inside = ys > bv[:, None]
+    col_y = np.where(inside, ys, n2)
+    col_y[:, 0] = n2
+    safe_y = np.minimum(col_y, n2 - 1)
+    nxt = np.where(col_y < n2, t2.end[bv][:, None] - t2.end[safe_y], 0)  # column of end(y)+1
+    lo, hi = bu + 1, t1.end[bu]
+    starts: list[list[int]] = [[] for _ in range(n1)]
+    for b, u in enumerate(bu.tolist()):
+        starts[u].append(b)
+    # only rows p with a label match change G; slot[r] = stored row of the next such p >= r
+    has_match = match.any(axis=1)
+    slot = np.cumsum(has_match[::-1])[::-1]  # slots numbered from the end; 0 = all ones
+    slot = np.append(slot, 0)
+    grid = np.ones((len(bu), int(slot[0]) + 1, width), dtype=dtype)
+    steps = np.arange(n1)[:, None]
+    act = (lo[None, :] <= steps) & (steps <= hi[None, :]) & has_match[:, None]
+    ends = t1.end.tolist()
+    for p in range(n1 - 1, -1, -1):
+        if starts[p]:
+            own = np.asarray(starts[p])
+            table[p, bv[own]] = grid[own, slot[p + 1], sizes[own]]
+        active = act[p].nonzero()[0]
+        if len(active):
+            g = grid[active[:, None], slot[ends[p] + 1], nxt[active]]
+            grid[active, slot[p]] = grid[active, slot[p + 1]] + (table[p, col_y[active]] * g).cumsum(axis=1)
+    return table[:, :n2]
+
+
+def word_acet(t1: OrderedTree, t2: OrderedTree) -> tuple[float, float]:
+    """:func:`acet` of two sentence trees, not counting the subtree made of the virtual root
+    alone (label id 0) when both trees have one: it holds no word."""
+    rooted, anyroot = acet(t1, t2)
+    if t1.labels[0] == 0 and t2.labels[0] == 0:
+        return rooted - 1, anyroot - 1
+    return rooted, anyroot
+
+
+def word_labels(sentence: Sentence, label: str = "form", case_sensitive: bool = True) -> list[str]:
+    """Node labels of a sentence's words: form, lemma (form when the lemma is ``_``), UPOS, or
+    lemma+UPOS; lower-cased unless ``case_sensitive``."""
+    out = []
+    for w in sentence.words:
+        lemma = w.lemma if w.lemma not in ("_", "") else w.form
+        value = {"form": w.form, "lemma": lemma, "upos": w.upos, "lemma+upos": f"{lemma}/{w.upos}"}[label]
+        out.append(value if case_sensitive or label == "upos" else value.lower())
+    return out
+
+
+def sentence_parents(sentence: Sentence, virtual_root: bool = False) -> list[int]:
+    """0-based parent of every word (-1 = tree root); with several root words, or with
+    ``virtual_root``, one extra last node (the virtual root) is their parent. An empty sentence
+    is the virtual root alone (it shares nothing with a non-empty one; two empty ones score 1)."""
+    n = len(sentence.words)
+    heads = [w.head for w in sentence.words]
+    bad = [h for h in heads if not 0 <= h <= n]
+    if bad:
+        raise InputError(f"sentence {sentence.text[:40]!r}: head {bad[0]} out of range 0..{n}")
+    roots = [i for i, h in enumerate(heads) if h == 0]
+    if len(roots) == 1 and not virtual_root:
+        return [h - 1 for h in heads]
+    return [n if h == 0 else h - 1 for h in heads] + [-1]
+
+
+@dataclass
+class _Reference:
+    """One prepared reference side: tree key per segment, self-ACET per key, cross-ACET cache."""
+
+    keys: list[tuple]
+    self_acet: dict[tuple, tuple[float, float]]
+    cross: dict[tuple[tuple, tuple], tuple[float, float]]
+
+
+def f_measure(common: float, hyp_self: float, ref_self: float) -> tuple[float, float, float]:
+    """(P, R, F1) of CESM, Duma et al. 2013 Sec. 3.2: P = ACET(r,h)/ACET(h,h),
+    R = ACET(r,h)/ACET(r,r), F1 = 2PR/(P+R) (0 when nothing is shared)."""
+    if not hyp_self and not ref_self:
+        return 1.0, 1.0, 1.0  # two empty segments
+    if not common:
+        return 0.0, 0.0, 0.0
+    p, r = common / hyp_self, common / ref_self
+    return float(p), float(r), float(2 * p * r / (p + r))
+
+
+@register
+class CesmFamily(MetricFamily):
+    """CESM and CESM-anyroot with their precision and recall (see the module docstring).
+
+    Options: ``label`` (form | lemma | upos | lemma+upos, default form), ``virtual_root``
+    (default False), and ``case_sensitive`` (default True).
+    """
+
+    family: ClassVar[str] = "CESM"
+    variants: ClassVar[tuple[str, ...]] = (
+        "CESM", "CESM-P", "CESM-R", "CESM-anyroot", "CESM-anyroot-P", "CESM-anyroot-R")
+    version: ClassVar[str] = "1"
+    needs_annotation: ClassVar[bool] = True
+
+    def __init__(self, case_sensitive: bool = True, label: str = "form", virtual_root: bool = False,
+                 **options: Any) -> None:
+        if label not in LABELS:
+            raise ConfigError(f"CESM option label={label!r}; allowed: {', '.join(LABELS)}")
+        super().__init__(case_sensitive, label=label, virtual_root=bool(virtual_root), **options)
+        self.label, self.virtual_root = label, bool(virtual_root)
+        self._intern: dict[str, int] = {VIRTUAL_ROOT: 0}
+        self._trees: dict[tuple, OrderedTree] = {}
+        self._self: dict[tuple, tuple[float, float]] = {}
+
+    def info(self, variant: str) -> MetricInfo:
+        """F1 lies in [0, 1]; P and R are >= 0 and may pass 1 with repeated words."""
+        upper = 1.0 if variant in ("CESM", "CESM-anyroot") else None
+        return MetricInfo(variant, self.family, True, 0.0, upper,
+                          "common embedded subtrees of dependency trees (Duma et al. 2013)")
+
+    def _key(self, sentence: Sentence) -> tuple:
+        """Cache key of a sentence's tree; builds and caches the tree and its self-ACET."""
+        labels = word_labels(sentence, self.label, self.case_sensitive)
+        parents = sentence_parents(sentence, self.virtual_root)
+        ids = [self._intern.setdefault(x, len(self._intern)) for x in labels]
+        ids += [0] * (len(parents) - len(ids))
+        key = (tuple(ids), tuple(parents))
+        if key not in self._trees:
+            try:
+                tree = tree_from_parents(ids, parents)
+            except ValueError as err:
+                raise InputError(f"sentence {sentence.text[:40]!r}: {err}") from None
+            self._trees[key] = tree
+            self._self[key] = word_acet(tree, tree)
+        return key
+
+    def _sentences(self, side: Side) -> Sequence[Sentence]:
+        if side.sentences is None:
+            raise InputError(f"{side.name}: CESM needs dependency parses (annotation missing)")
+        if len(side.sentences) != len(side.texts):
+            raise InputError(f"{side.name}: {len(side.sentences)} parses for {len(side.texts)} segments")
+        return side.sentences
+
+    def prepare(self, references: Sequence[Side]) -> list[_Reference]:
+        """Trees and self-ACETs of every reference (once per reference set)."""
+        return [_Reference([self._key(s) for s in self._sentences(ref)], {}, {}) for ref in references]
+
+    def segment_scores(self, hypothesis: Side, prepared: list[_Reference]) -> dict[str, np.ndarray]:
+        """Segment scores of every variant; per segment and mode the best-F1 reference."""
+        sentences = self._sentences(hypothesis)
+        n = len(sentences)
+        out = {v: np.zeros(n) for v in self.variants}
+        for i, sentence in enumerate(sentences):
+            hkey = self._key(sentence)
+            best = {mode: (-1.0, 0.0, 0.0) for mode in MODES}
+            for ref in prepared:
+                if len(ref.keys) != n:
+                    raise InputError(f"{hypothesis.name}: {n} segments, reference has {len(ref.keys)}")
+                rkey = ref.keys[i]
+                pair = (rkey, hkey)
+                if pair not in ref.cross:
+                    ref.cross[pair] = word_acet(self._trees[rkey], self._trees[hkey])
+                for m, mode in enumerate(MODES):
+                    p, r, f = f_measure(ref.cross[pair][m], self._self[hkey][m], self._self[rkey][m])
+                    if f > best[mode][0]:
+                        best[mode] = (f, p, r)
+            for mode, prefix in zip(MODES, ("CESM", "CESM-anyroot"), strict=True):
+                f, p, r = best[mode]
+                out[prefix][i], out[prefix + "-P"][i], out[prefix + "-R"][i] = max(f, 0.0), p, r
+        return out
+
+    def score(self, hypothesis: Side, prepared: list[_Reference], documents: DocumentIndex,
+              variants: Sequence[str]) -> dict[str, ScoreSet]:
+        """Segment scores; document and system scores are their means (paper, Table 1)."""
+        segments = self.segment_scores(hypothesis, prepared)
+        return {v: mean_score_set(segments[v], documents) for v in variants}
