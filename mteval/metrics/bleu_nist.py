@@ -24,56 +24,47 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
 from mteval.metrics.base import MetricInfo, Side, StatsFamily
-from mteval.metrics.ngrams import Ngram, max_counts, ngram_counts
+from mteval.metrics.ngram_stats import (
+    COUNT,
+    HYP_LEN,
+    INFO,
+    MATCH,
+    MEAN_REF_LEN,
+    N_STATS,
+    REF_LEN,
+    NgramVocabulary,
+    PreparedNgrams,
+    ngram_statistics,
+    prepare_ngrams,
+)
 from mteval.metrics.registry import register
 from mteval.metrics.tokenize import tokenize_13a
+
+__all__ = ["BleuNist", "bleu_scores", "nist_scores", "nist_information", "COUNT", "HYP_LEN", "INFO", "MATCH",
+           "MEAN_REF_LEN", "N_STATS", "REF_LEN"]
 
 BLEU_ORDER = 4
 NIST_ORDER = 5
 _NIST_BETA = -math.log(0.5) / math.log(1.5) ** 2
 
-# statistics columns
-HYP_LEN, REF_LEN, MEAN_REF_LEN = 0, 1, 2
-MATCH = slice(3, 3 + NIST_ORDER)
-COUNT = slice(3 + NIST_ORDER, 3 + 2 * NIST_ORDER)
-INFO = slice(3 + 2 * NIST_ORDER, 3 + 3 * NIST_ORDER)
-N_STATS = 3 + 3 * NIST_ORDER
-
 BLEU_VARIANTS = ("BLEU",) + tuple(f"BLEU-{n}" for n in range(1, 5)) + tuple(f"BLEUi-{n}" for n in range(1, 5))
 NIST_VARIANTS = ("NIST",) + tuple(f"NIST-{n}" for n in range(1, 6)) + tuple(f"NISTi-{n}" for n in range(1, 6))
 
 
-@dataclass(frozen=True)
-class PreparedReferences:
-    """What a reference set contributes: clipping counts and lengths per segment, NIST weights."""
-
-    max_counts: list[Counter[Ngram] | dict[Ngram, int]]
-    lengths: list[tuple[int, ...]]
-    info: dict[Ngram, float]
-    n_refs: int
-
-
-def _closest_length(hyp_len: int, ref_lengths: tuple[int, ...]) -> int:
-    """mteval's reference length for BLEU: closest to the hypothesis, ties -> shorter."""
-    return min(ref_lengths, key=lambda r: (abs(hyp_len - r), r)) if ref_lengths else 0
-
-
-def nist_information(profiles: Sequence[Counter[Ngram]], total_words: int) -> dict[Ngram, float]:
-    """mteval's ``compute_ngram_info``: information weight of every reference n-gram."""
-    counts: Counter[Ngram] = Counter()
+def nist_information(profiles: Sequence[Counter[tuple[str, ...]]],
+                     total_words: int) -> dict[tuple[str, ...], float]:
+    """mteval's ``compute_ngram_info`` over n-gram Counters (dict form; the vectorised form used by
+    :class:`BleuNist` is :func:`mteval.metrics.ngram_stats.information`)."""
+    counts: Counter[tuple[str, ...]] = Counter()
     for profile in profiles:
         counts.update(profile)
-    info: dict[Ngram, float] = {}
-    for ngram, count in counts.items():
-        denominator = counts[ngram[:-1]] if len(ngram) > 1 else total_words
-        info[ngram] = -math.log(count / denominator) / math.log(2)
-    return info
+    return {ngram: -math.log(count / (counts[ngram[:-1]] if len(ngram) > 1 else total_words)) / math.log(2)
+            for ngram, count in counts.items()}
 
 
 def bleu_scores(stats: np.ndarray, order: int, individual: bool) -> np.ndarray:
@@ -123,47 +114,18 @@ class BleuNist(StatsFamily):
     def signature(self, variant: str) -> str:
         return super().signature(variant) + "|tok:13a"
 
-    def _profile(self, text: str) -> tuple[int, Counter[Ngram]]:
-        tokens = tokenize_13a(text, self.case_sensitive)
-        return len(tokens), ngram_counts(tokens, NIST_ORDER)
+    def __init__(self, case_sensitive: bool = True, **options: object) -> None:
+        super().__init__(case_sensitive, **options)
+        self.vocabulary = NgramVocabulary()
 
-    def prepare(self, references: Sequence[Side]) -> PreparedReferences:
-        n_segments = {len(r) for r in references}
-        if len(n_segments) != 1:
-            raise ValueError(f"references differ in length: {sorted(n_segments)}")
-        per_segment = [[self._profile(ref.texts[i]) for ref in references] for i in range(len(references[0]))]
-        profiles = [p for seg in per_segment for _, p in seg]
-        total_words = sum(n for seg in per_segment for n, _ in seg)
-        return PreparedReferences(
-            max_counts=[max_counts([p for _, p in seg]) for seg in per_segment],
-            lengths=[tuple(n for n, _ in seg) for seg in per_segment],
-            info=nist_information(profiles, total_words),
-            n_refs=len(references),
-        )
+    def _tokens(self, side: Side) -> list[tuple[str, ...]]:
+        return [tokenize_13a(text, self.case_sensitive) for text in side.texts]
 
-    def segment_stats(self, hypothesis: Side, prepared: PreparedReferences) -> np.ndarray:
-        if len(hypothesis) != len(prepared.lengths):
-            raise ValueError(f"{hypothesis.name}: {len(hypothesis)} segments, references have "
-                             f"{len(prepared.lengths)}")
-        stats = np.zeros((len(hypothesis), N_STATS))
-        info = prepared.info
-        for i, text in enumerate(hypothesis.texts):
-            hyp_len, profile = self._profile(text)
-            ref_max = prepared.max_counts[i]
-            row = stats[i]
-            row[HYP_LEN] = hyp_len
-            row[REF_LEN] = _closest_length(hyp_len, prepared.lengths[i])
-            row[MEAN_REF_LEN] = sum(prepared.lengths[i]) / prepared.n_refs
-            for n in range(1, NIST_ORDER + 1):
-                row[COUNT.start + n - 1] = max(hyp_len - n + 1, 0)
-            for ngram, count in profile.items():
-                ref_count = ref_max.get(ngram)
-                if ref_count:
-                    clipped = min(count, ref_count)
-                    k = len(ngram) - 1
-                    row[MATCH.start + k] += clipped
-                    row[INFO.start + k] += info[ngram] * clipped
-        return stats
+    def prepare(self, references: Sequence[Side]) -> PreparedNgrams:
+        return prepare_ngrams(self.vocabulary, [self._tokens(r) for r in references])
+
+    def segment_stats(self, hypothesis: Side, prepared: PreparedNgrams) -> np.ndarray:
+        return ngram_statistics(self.vocabulary, self._tokens(hypothesis), prepared)
 
     def scores_from_stats(self, stats: np.ndarray, variant: str) -> np.ndarray:
         name, _, order = variant.partition("-")
