@@ -151,7 +151,11 @@ class OverlapFamily(MetricFamily):
             found = self._cache[sentence] = self.features(sentence)
         return found
 
-    def prepare(self, references: Sequence[Side]) -> list[list[Features]]:
+    def prepare(self, references: Sequence[Side]) -> Any:
+        """Features of every reference (:meth:`prepare_features`)."""
+        return self.prepare_features(references)
+
+    def prepare_features(self, references: Sequence[Side]) -> list[list[Features]]:
         """Features of every reference, per segment: ``prepared[segment][reference]``."""
         sentences = [annotated(ref, self.family) for ref in references]
         lengths = {len(s) for s in sentences}
@@ -172,8 +176,13 @@ class OverlapFamily(MetricFamily):
             out.append({g: best_counts(hyp.get(g, {}), [r.get(g, {}) for r in refs]) for g in groups})
         return out
 
-    def score(self, hypothesis: Side, prepared: list[list[Features]], documents: DocumentIndex,
+    def score(self, hypothesis: Side, prepared: Any, documents: DocumentIndex,
               variants: Sequence[str]) -> dict[str, ScoreSet]:
+        """:meth:`score_features` of the prepared reference features."""
+        return self.score_features(hypothesis, prepared, documents, variants)
+
+    def score_features(self, hypothesis: Side, prepared: list[list[Features]], documents: DocumentIndex,
+                       variants: Sequence[str]) -> dict[str, ScoreSet]:
         """Segment scores of every requested variant; document/system scores are their means."""
         chosen = {v: self.selectors[v] for v in variants if v in self.selectors}
         counts = self.segment_counts(hypothesis, prepared, {s.group for s in chosen.values()})

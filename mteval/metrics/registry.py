@@ -23,6 +23,11 @@ FAMILY_MODULES: tuple[str, ...] = (
     "mteval.metrics.gtm",
     "mteval.metrics.edpm",
     "mteval.metrics.sepia",
+    "mteval.metrics.shallow_syntax",
+    "mteval.metrics.dependency",
+    "mteval.metrics.constituency",
+    "mteval.metrics.entities",
+    "mteval.metrics.semantic_roles",
     "mteval.metrics.cesm",
 )
 

@@ -1,0 +1,118 @@
+"""DP: similarity of dependency trees (IQMT manual §5.4.1) over Universal Dependencies trees.
+
+MINIPAR's grammatical categories become UD's UPOS tags and its grammatical relations UD's
+relations (with subtypes, e.g. ``nsubj:pass``, as Stanza's English EWT model produces them). Items
+are lower-cased word forms unless ``case_sensitive``. Variants (Asiya's names):
+
+=====================================  =========================================================
+variant                                measure (:mod:`mteval.metrics.overlap`)
+=====================================  =========================================================
+``DP-HWCM_w-l``, ``_c-l``, ``_r-l``    head-word chains (Liu & Gildea 2005): every downward path
+                                       ``w1 -> w2 -> ... -> wk`` (each word the head of the next)
+                                       is an item, as forms (w), UPOS (c) or relations (r); the
+                                       type is its length k. ``HWCM-l`` sums hits and totals over
+                                       k = 1..l (Asiya's accumulated form), ``HWCMi-l`` uses k = l.
+                                       l <= 4.
+``DP-Ol(l)``, ``DP-Ol(*)``             Overlapping of the words at depth >= l (a word hanging from
+                                       the root is at depth 1), l = 1..9 (Amigó et al. 2006, LEVEL)
+``DP-Oc(t)``, ``DP-Oc(*)``             Overlapping of the words of category (UPOS) t (GRAM)
+``DP-Or(t)``, ``DP-Or(*)``             Overlapping of the words of every subtree whose root has
+                                       relation t, each subtree counted (TREE)
+=====================================  =========================================================
+
+Matching counts (Σmin/Σmax over items), multiple references and aggregation are the general
+Overlapping of :mod:`mteval.metrics.overlap` with the chain lengths/levels/categories/relations
+as the LE types.
+"""
+
+from __future__ import annotations
+
+from mteval.annotate.layers.labels import RELATIONS, UPOS_TAGS
+from mteval.annotate.model import Sentence
+from mteval.metrics.base import MetricInfo
+from mteval.metrics.overlap import Features, OverlapFamily, Selector, Typed, per_type, typed_bags
+from mteval.metrics.registry import register
+
+HWC_MAX = 4
+MAX_LEVEL = 9
+CHAIN_ITEMS = ("w", "c", "r")
+
+
+def _selectors() -> dict[str, Selector]:
+    """The DP variant table (module docstring)."""
+    out: dict[str, Selector] = {}
+    for x in CHAIN_ITEMS:
+        group = f"HWC_{x}"
+        out.update({f"DP-HWCM_{x}-{n}": Selector(group, tuple(str(k) for k in range(1, n + 1)))
+                    for n in range(1, HWC_MAX + 1)})
+        out.update({f"DP-HWCMi_{x}-{n}": Selector(group, (str(n),)) for n in range(2, HWC_MAX + 1)})
+    out["DP-Ol(*)"] = Selector("Ol")
+    out.update(per_type("DP-Ol", "Ol", [str(n) for n in range(1, MAX_LEVEL + 1)]))
+    out["DP-Oc(*)"] = Selector("Oc")
+    out.update(per_type("DP-Oc", "Oc", UPOS_TAGS))
+    out["DP-Or(*)"] = Selector("Or")
+    out.update(per_type("DP-Or", "Or", RELATIONS))
+    return out
+
+
+def head_word_chains(symbols: list[str], kids: list[list[int]], max_length: int) -> Typed:
+    """Every downward chain of 1..max_length words as a tuple of their symbols, typed by length."""
+    pairs: list[tuple[str, tuple[str, ...]]] = []
+    paths: list[tuple[int, ...]] = [(i,) for i in range(1, len(symbols))]
+    for length in range(1, max_length + 1):
+        pairs.extend((str(length), tuple(symbols[i] for i in p)) for p in paths)
+        paths = [p + (k,) for p in paths for k in kids[p[-1]]]
+    return typed_bags(pairs)
+
+
+def depths(sentence: Sentence, kids: list[list[int]]) -> list[int]:
+    """Depth of every word, index 0 = the virtual root (depth 0)."""
+    depth = [0] * (len(sentence) + 1)
+    stack = list(kids[0])
+    for r in kids[0]:
+        depth[r] = 1
+    while stack:
+        h = stack.pop()
+        for k in kids[h]:
+            depth[k] = depth[h] + 1
+            stack.append(k)
+    return depth
+
+
+def _subtree_words(i: int, kids: list[list[int]]) -> list[int]:
+    """Ids of the subtree of word ``i`` (``i`` included)."""
+    stack, found = [i], []
+    while stack:
+        k = stack.pop()
+        found.append(k)
+        stack.extend(kids[k])
+    return found
+
+
+@register
+class Dependency(OverlapFamily):
+    """DP-* (manual §5.4.1): head-word chains and overlapping by level, category and relation."""
+
+    family = "DP"
+    selectors = _selectors()
+    variants = tuple(selectors)
+
+    def info(self, variant: str) -> MetricInfo:
+        return MetricInfo(variant, self.family, description="IQMT §5.4.1 over UD trees")
+
+    def features(self, sentence: Sentence) -> Features:
+        """Typed bags: chains (``HWC_w/c/r``), levels (``Ol``), categories (``Oc``), relations (``Or``)."""
+        kids = sentence.children()
+        forms = [""] + [self.norm(w.form) for w in sentence.words]
+        cats = [""] + [w.upos for w in sentence.words]
+        rels = [""] + [w.deprel for w in sentence.words]
+        depth = depths(sentence, kids)
+        levels = ((str(lv), forms[i]) for i in range(1, len(forms))
+                  for lv in range(1, min(depth[i], MAX_LEVEL) + 1))
+        by_relation = ((rels[i], forms[k]) for i in range(1, len(forms)) for k in _subtree_words(i, kids))
+        return {"HWC_w": head_word_chains(forms, kids, HWC_MAX),
+                "HWC_c": head_word_chains(cats, kids, HWC_MAX),
+                "HWC_r": head_word_chains(rels, kids, HWC_MAX),
+                "Ol": typed_bags(levels),
+                "Oc": typed_bags(zip(cats[1:], forms[1:])),
+                "Or": typed_bags(by_relation)}

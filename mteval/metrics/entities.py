@@ -1,0 +1,51 @@
+"""NE: similarity over named entities (IQMT manual §5.5.1).
+
+The manual's BIOS entities become the typed spans of :mod:`mteval.annotate.layers.entities`
+(read from the annotation's per-word NER tags; types as the annotator gives them, e.g. Stanza's
+OntoNotes ``PERSON``, ``GPE``, ... or CoNLL ``PER``, ``LOC``, ...). Words outside entities have type
+``O``. Items are lower-cased word forms unless ``case_sensitive``. Variants:
+
+====================  ====================================================================
+variant               measure (:mod:`mteval.metrics.overlap`)
+====================  ====================================================================
+``NE-Oe(t)``          Overlapping of the words of entities of type t (``NE-Oe(O)``: words outside)
+``NE-Oe(*)``          (*) over every type, ``O`` included
+``NE-Oe(**)``         (*) over the actual entity types (``O`` excluded)
+``NE-Me(t)``          Matching of whole entities (their word sequence) of type t
+``NE-Me(*)``          (*) over the entity types (``O`` has no elements)
+====================  ====================================================================
+
+Without an NER model in the annotation every word is ``O``: ``NE-Oe(*)`` is then the plain lexical
+overlap and the other variants have no score (NaN segments, 0 in document/system means).
+"""
+
+from __future__ import annotations
+
+from mteval.annotate.layers.entities import entities, entity_of_word
+from mteval.annotate.layers.labels import NE_TYPES
+from mteval.annotate.model import Sentence
+from mteval.metrics.base import MetricInfo
+from mteval.metrics.overlap import Features, OverlapFamily, Selector, per_type, typed_bags
+from mteval.metrics.registry import register
+
+SELECTORS = {"NE-Oe(*)": Selector("Oe"), "NE-Oe(**)": Selector("Oe", exclude=frozenset({"O"})),
+             **per_type("NE-Oe", "Oe", NE_TYPES + ("O",)),
+             "NE-Me(*)": Selector("Me"), **per_type("NE-Me", "Me", NE_TYPES)}
+
+
+@register
+class NamedEntities(OverlapFamily):
+    """NE-* (manual §5.5.1): lexical overlapping and matching of named entities by type."""
+
+    family = "NE"
+    selectors = SELECTORS
+    variants = tuple(SELECTORS)
+
+    def info(self, variant: str) -> MetricInfo:
+        return MetricInfo(variant, self.family, description="IQMT §5.5.1")
+
+    def features(self, sentence: Sentence) -> Features:
+        """Typed bags: words by entity type (``Oe``), entity word sequences by type (``Me``)."""
+        forms = [self.norm(w.form) for w in sentence.words]
+        spans = ((e.type, tuple(forms[i - 1] for i in e.word_ids())) for e in entities(sentence))
+        return {"Oe": typed_bags(zip(entity_of_word(sentence), forms)), "Me": typed_bags(spans)}
