@@ -101,14 +101,13 @@ class ErrorRates(MetricFamily):
         self._distance: dict[tuple[Words, Words], int] = {}
 
     def info(self, variant: str) -> MetricInfo:
-        """``WER``/``PER`` are error rates >= 0 (WER unbounded above); ``-WER``/``-PER`` similarities <= 0."""
-        upper = 1.0 if variant == "PER" else None
+        """``WER``/``PER`` are error rates >= 0, unbounded above (a long hypothesis makes both exceed 1);
+        ``-WER``/``-PER`` are similarities <= 0."""
         if variant.startswith("-"):
-            lower = -1.0 if variant == "-PER" else None
-            return MetricInfo(variant, self.family, higher_is_better=True, lower_bound=lower,
+            return MetricInfo(variant, self.family, higher_is_better=True, lower_bound=None,
                               upper_bound=0.0, description=f"negated {variant[1:]} (Asiya)")
         return MetricInfo(variant, self.family, higher_is_better=False, lower_bound=0.0,
-                          upper_bound=upper, description=f"{variant} error rate")
+                          upper_bound=None, description=f"{variant} error rate")
 
     def _words(self, texts: Sequence[str]) -> list[Words]:
         return [self._texts(t if self.case_sensitive else t.lower()) for t in texts]
