@@ -6,6 +6,9 @@ Examples::
     iqeval -doOQ -G seg -O 1 -M some_metrics -S some_systems -T some_segs configs/example.yaml
     iqeval -doOQ -G doc --tsv configs/example.yaml > scores.tsv
     iqeval -doOQ -doref -R some_refs --json configs/example.yaml
+    iqeval -doQUEEN -doKING -G seg -M some_metrics configs/example.yaml
+    iqeval -optimizeKING --exhaustive -TT configs/example.yaml
+    iqeval -assessments data/wmt21-ende-sample/human/mqm.tsv -G seg --tsv configs/example.yaml
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import Any
 from mteval.cli import output
 from mteval.cli.common import run_command
 from mteval.errors import MtevalError
-from mteval.pipeline import evaluate
+from mteval.pipeline import correlate, evaluate, qarla_report
 from mteval.pipeline.config import Experiment, load
 from mteval.pipeline.texts import load_texts
 from mteval.store.cache import ScoreCache
@@ -44,6 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--tsv", action="store_true", help="tidy tab-separated records")
     fmt.add_argument("--json", action="store_true", help="records as a JSON list")
+    qarla_report.add_arguments(p)  # -doQUEEN -doKING -doJACK -optimizeKING -TT
+    correlate.add_arguments(p)  # -assessments FILE and its options
     return p
 
 
@@ -53,6 +58,8 @@ def _oq(args: argparse.Namespace, experiment: Experiment, cache: ScoreCache, sel
 
 
 ACTIONS["doOQ"] = _oq
+ACTIONS.update(qarla_report.ACTIONS)
+ACTIONS.update(correlate.ACTIONS)
 
 
 def render(records: list[dict], args: argparse.Namespace) -> None:

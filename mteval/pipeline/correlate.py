@@ -1,0 +1,226 @@
+"""iqeval -assessments FILE: correlation of cached metric scores with human judgements.
+
+Segment level: every (system, segment) with both a human and a metric score is one point.
+Pearson/Spearman/Kendall use the ``average`` grouping (``none`` = one flattened vector, the
+default; ``item`` = per source segment, averaged; ``sys`` = per system, averaged). The pair
+statistics (``kendall-wmt12``, ``kendall-wmt20``, ``accuracy``) compare only translations of the
+same segment (grouped by item, micro-averaged), as WMT does. CIs resample segments (all systems of
+a segment together). System level: one point per system (the metric's system score from the
+cache, the human system score from the assessments); CIs resample systems.
+
+Metric scores are oriented so that higher is better (an error metric with
+``higher_is_better = False`` is negated; Asiya's ``-WER``/``-TER`` already are), so every
+correlation with a higher-is-better human score is expected positive.
+
+Records: ``target`` = the correlation name (``pearson``, ``pearson/mean-removed``,
+``pearson/weighted``...), ``metric``, ``level``, ``score`` = the correlation, with
+``correlation``, ``variant`` (plain, mean-removed, weighted), ``n``, ``ci_low``, ``ci_high``;
+with significance, one row per ordered metric pair (metric ``A>B``, target ``perm-both:NAME`` or
+``bootstrap:NAME``), ``score`` = difference and ``p_value`` (H1: A correlates better than B).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mteval.errors import ConfigError
+from mteval.meta.assessments import Assessments, read_assessments
+from mteval.meta.correlation import STATISTICS, mean_removed, pearson
+from mteval.meta.significance import bootstrap_ci, paired_bootstrap, perm_both
+from mteval.metrics.base import ScoreSet
+from mteval.pipeline.evaluate import higher_is_better
+from mteval.store.cache import refset_name
+
+Record = dict[str, Any]
+PAIR_STATISTICS = ("kendall-wmt12", "kendall-wmt20", "accuracy")
+DEFAULT_CORRELATIONS = ("pearson", "spearman", "kendall", "kendall-wmt12", "accuracy")
+
+
+@dataclass(frozen=True)
+class Points:
+    """Aligned human and metric scores of one level, with grouping and resampling ids."""
+
+    human: np.ndarray
+    metrics: dict[str, np.ndarray]
+    items: np.ndarray  # segment id (seg) or system index (sys): the resampling unit
+    systems: np.ndarray  # system index of every point
+    weights: np.ndarray | None = None
+
+
+def segment_points(human: Assessments, scores: dict[str, dict[str, ScoreSet]], systems: Sequence[str],
+                   orient: Callable[[str], bool], rows: np.ndarray,
+                   lengths: np.ndarray | None = None) -> Points:
+    """Points of the segment level: ``scores[metric][system]`` from the cache, ``rows`` 0-based."""
+    rated = [s for s in systems if s in human.systems]
+    if not rated:
+        raise ConfigError("no selected system has human assessments; assessed: " + ", ".join(human.systems))
+    h = np.concatenate([human.segment_scores(s)[rows] for s in rated])
+    metric = {m: np.concatenate([per[s].segments[rows] for s in rated]) * (1 if orient(m) else -1)
+              for m, per in scores.items()}
+    items = np.tile(np.arange(len(rows)), len(rated))
+    sys_ids = np.repeat(np.arange(len(rated)), len(rows))
+    weights = None if lengths is None else np.tile(np.asarray(lengths, dtype=np.float64)[rows], len(rated))
+    return Points(h, metric, items, sys_ids, weights)
+
+
+def system_points(human: Assessments, scores: dict[str, dict[str, ScoreSet]], systems: Sequence[str],
+                  orient: Callable[[str], bool]) -> Points:
+    """Points of the system level: one per system with a human system score."""
+    rated = [s for s in systems if s in human.system]
+    if len(rated) < 3:
+        raise ConfigError(f"system-level correlation needs at least 3 assessed systems, got {len(rated)}")
+    h = np.asarray([human.system[s] for s in rated])
+    metric = {m: np.asarray([per[s].system for s in rated]) * (1 if orient(m) else -1)
+              for m, per in scores.items()}
+    ids = np.arange(len(rated))
+    return Points(h, metric, ids, ids)
+
+
+def _groups(points: Points, name: str, level: str, average: str) -> np.ndarray | None:
+    if level == "seg" and name in PAIR_STATISTICS:
+        return points.items
+    return {"none": None, "item": points.items, "sys": points.systems}[average]
+
+
+def _variants(points: Points, level: str, mean_remove: bool) -> list[tuple[str, Points]]:
+    out = [("plain", points)]
+    if mean_remove and level == "seg":
+        removed = {}
+        for m, values in points.metrics.items():
+            present = ~(np.isnan(values) | np.isnan(points.human))
+            removed[m] = mean_removed(values, points.items, present)
+        # the human vector is mean-removed per metric's support; with complete scores it is shared
+        any_metric = next(iter(points.metrics.values()))
+        present = ~(np.isnan(any_metric) | np.isnan(points.human))
+        out.append(("mean-removed", Points(mean_removed(points.human, points.items, present), removed,
+                                           points.items, points.systems)))
+    return out
+
+
+def correlation_records(points: Points, level: str, refset: str, correlations: Sequence[str],
+                        average: str = "none", mean_remove: bool = False, n_resamples: int = 1000,
+                        seed: int = 1234, thresh: float = 25.0) -> list[Record]:
+    """One record per metric, correlation and variant, with its bootstrap CI."""
+    unknown = [c for c in correlations if c not in STATISTICS]
+    if unknown:
+        raise ConfigError(f"--corr: unknown correlation(s) {unknown}; known: {', '.join(STATISTICS)}")
+    out: list[Record] = []
+    for variant, pts in _variants(points, level, mean_remove):
+        for metric, values in pts.metrics.items():
+            for name in correlations:
+                if variant == "mean-removed" and name in PAIR_STATISTICS:
+                    continue  # within-segment pairs: removing the segment mean changes nothing
+                opts = {"thresh": thresh} if name == "kendall-wmt20" else {}
+                ci = bootstrap_ci(name, pts.human, values, pts.items, _groups(pts, name, level, average),
+                                  n=n_resamples, seed=seed, **opts)
+                n = int((~(np.isnan(pts.human) | np.isnan(values))).sum())
+                label = name if variant == "plain" else f"{name}/{variant}"
+                out.append(_record(label, refset, metric, level, ci.value, correlation=name, variant=variant,
+                                   n=n, ci_low=ci.low, ci_high=ci.high))
+        if points.weights is not None and variant == "plain" and level == "seg":
+            out += _weighted_records(pts, refset, n_resamples, seed)
+    return out
+
+
+def _weighted_records(points: Points, refset: str, n_resamples: int, seed: int) -> list[Record]:
+    """Length-weighted Pearson (seed 003), CI by resampling segments."""
+    out = []
+    rows = [np.flatnonzero(points.items == u) for u in np.unique(points.items)]
+    for metric, values in points.metrics.items():
+        value = pearson(points.human, values, points.weights)
+        draws = []
+        rng = np.random.default_rng(seed)
+        for _ in range(n_resamples):
+            idx = np.concatenate([rows[d] for d in rng.integers(0, len(rows), len(rows))])
+            draws.append(pearson(points.human[idx], values[idx], points.weights[idx]))
+        finite = np.asarray(draws)[~np.isnan(draws)]
+        low, high = (np.quantile(finite, [0.025, 0.975]) if len(finite) else (np.nan, np.nan))
+        out.append(_record("pearson/weighted", refset, metric, "seg", value, correlation="pearson",
+                           variant="weighted",
+                           n=int((~(np.isnan(points.human) | np.isnan(values))).sum()),
+                           ci_low=float(low), ci_high=float(high)))
+    return out
+
+
+def significance_records(points: Points, level: str, refset: str, correlation: str, average: str = "none",
+                         n_resamples: int = 1000, seed: int = 1234, thresh: float = 25.0) -> list[Record]:
+    """Every ordered metric pair A>B: PERM-BOTH and paired-bootstrap p-values."""
+    out: list[Record] = []
+    opts = {"thresh": thresh} if correlation == "kendall-wmt20" else {}
+    groups = _groups(points, correlation, level, average)
+    names = list(points.metrics)
+    for a in names:
+        for b in names:
+            if a == b:
+                continue
+            perm = perm_both(correlation, points.human, points.metrics[a], points.metrics[b], groups,
+                             n=n_resamples, seed=seed, **opts)
+            boot = paired_bootstrap(correlation, points.human, points.metrics[a], points.metrics[b],
+                                    points.items, groups, n=n_resamples, seed=seed, **opts)
+            label = f"{a}>{b}"
+            out.append(_record(f"perm-both:{correlation}", refset, label, level, perm.delta,
+                               correlation=correlation, test="perm-both", p_value=perm.p_value))
+            out.append(_record(f"bootstrap:{correlation}", refset, label, level, boot.delta,
+                               correlation=correlation, test="bootstrap", p_value=boot.p_value,
+                               ci_low=boot.low, ci_high=boot.high))
+    return out
+
+
+def _record(target: str, refset: str, metric: str, level: str, score: float, **extra: Any) -> Record:
+    return {"target": target, "refset": refset, "metric": metric, "level": level, "doc": "-",
+            "segment": "-", "score": float(score), **extra}
+
+
+# ---- iqeval glue: options and the -assessments action ----
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``iqeval -assessments FILE``."""
+    parser.add_argument("-assessments", metavar="FILE",
+                        help="correlate metrics with human judgements (Asiya CSV or 'system segment score')")
+    parser.add_argument("--corr", default=",".join(DEFAULT_CORRELATIONS),
+                        help=f"correlations, comma-separated (known: {', '.join(STATISTICS)})")
+    parser.add_argument("--average", default="none", choices=("none", "item", "sys"),
+                        help="segment level grouping of pearson/spearman/kendall (default: none)")
+    parser.add_argument("--mean-removed", action="store_true", help="also mean-removed correlations (seg)")
+    parser.add_argument("--weighted", action="store_true",
+                        help="also reference-length-weighted Pearson (seg)")
+    parser.add_argument("--significance", action="store_true",
+                        help="metric-vs-metric PERM-BOTH and paired bootstrap on the first --corr")
+    parser.add_argument("--resamples", type=int, default=1000, help="bootstrap/permutation draws (1000)")
+    parser.add_argument("--seed", type=int, default=1234, help="random seed for resampling")
+    parser.add_argument("--thresh", type=float, default=25.0, help="kendall-wmt20 human threshold")
+
+
+def reference_lengths(texts: Any, references: Sequence[str]) -> np.ndarray:
+    """Mean whitespace word count of the selected references, per segment (for --weighted)."""
+    counts = [[len(seg.split()) for seg in texts.references[r].segments] for r in references]
+    return np.mean(np.asarray(counts, dtype=np.float64), axis=0)
+
+
+def _do_assessments(args: argparse.Namespace, experiment: Any, cache: Any, sel: Any, texts: Any) -> list[Record]:
+    human = read_assessments(args.assessments, len(texts), texts.documents)
+    refset = refset_name(sel.references)
+    scores = {m: {s: cache.load(s, refset, m, len(texts)) for s in sel.systems} for m in sel.metrics}
+    correlations = [c.strip() for c in args.corr.split(",") if c.strip()]
+    if sel.level == "seg":
+        lengths = reference_lengths(texts, sel.references) if args.weighted else None
+        points = segment_points(human, scores, sel.systems, higher_is_better,
+                                np.asarray(sel.segments) - 1, lengths)
+    elif sel.level == "sys":
+        points = system_points(human, scores, sel.systems, higher_is_better)
+    else:
+        raise ConfigError("-assessments works at -G seg or -G sys")
+    out = correlation_records(points, sel.level, refset, correlations, args.average, args.mean_removed,
+                              args.resamples, args.seed, args.thresh)
+    if args.significance and len(sel.metrics) > 1:
+        out += significance_records(points, sel.level, refset, correlations[0], args.average,
+                                    args.resamples, args.seed, args.thresh)
+    return out
+
+
+ACTIONS = {"assessments": _do_assessments}

@@ -1,0 +1,187 @@
+"""iqeval's QARLA actions (-doQUEEN -doKING -doJACK -optimizeKING, -TT): cache -> arrays -> records.
+
+Arrays come from single-reference score files only: ``TARGET/r/METRIC`` for every system and
+reference r, ``r1/r2/METRIC`` between references, and (JACK) ``a1/a2/METRIC`` between systems
+(``iqsetup -JACK``). A -T segment subset restricts the arrays to those segments, so document and
+system QUEEN/KING/JACK are computed on the selected segments only.
+
+Records: ``target, refset, metric, level, doc, segment, score`` plus ``hits`` and ``trials``
+(and, for the optimisation trace, ``step``, ``single`` and ``accepted``). QUEEN rows have the
+system as target and ``QUEEN`` as metric; KING rows have ``KING`` as target and the metric (or
+``SET`` for the whole selected set) as metric; JACK rows ``JACK``/``JACK``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from mteval.io.corpus import DocumentIndex
+from mteval.meta.jack import jack
+from mteval.meta.king import KingEvaluator, reference_queen
+from mteval.meta.optimize import MAX_EXHAUSTIVE, Optimum, exhaustive_king, greedy_king
+from mteval.meta.qarla import Counts, QarlaData, aggregate, document_matrix, queen, ratio
+from mteval.metrics.base import ScoreSet
+from mteval.pipeline.evaluate import higher_is_better
+
+Record = dict[str, Any]
+
+
+class ScoreSource(Protocol):
+    """What the QARLA actions need from the score cache."""
+
+    def load(self, target: str, refset: str, metric: str, n_segments: int | None = None) -> ScoreSet: ...
+
+
+def _stack(cache: ScoreSource, targets: Sequence[str], others: Sequence[str], metric: str,
+           rows: np.ndarray, n_segments: int) -> np.ndarray:
+    """``out[t, o, :]`` = segment scores of target t against o (NaN on the diagonal)."""
+    out = np.full((len(targets), len(others), len(rows)), np.nan)
+    for i, target in enumerate(targets):
+        for j, other in enumerate(others):
+            if target != other:
+                out[i, j] = cache.load(target, other, metric, n_segments).segments[rows]
+    return out
+
+
+def qarla_arrays(cache: ScoreSource, metrics: Sequence[str], systems: Sequence[str],
+                 references: Sequence[str], segments: Sequence[int], documents: DocumentIndex,
+                 higher_is_better: Sequence[bool], with_jack: bool = False) -> QarlaData:
+    """Load the single-reference score files of a selection into :class:`QarlaData`.
+
+    ``segments`` are 1-based segment numbers (iqeval's -T selection).
+    """
+    rows = np.asarray(segments, dtype=np.intp) - 1
+    n = len(documents)
+    sys_ref = np.stack([_stack(cache, systems, references, m, rows, n) for m in metrics])
+    ref_ref = np.stack([_stack(cache, references, references, m, rows, n) for m in metrics])
+    sys_sys = (np.stack([_stack(cache, systems, systems, m, rows, n) for m in metrics])
+               if with_jack else None)
+    docs = DocumentIndex(tuple(documents.doc_ids[i] for i in rows))
+    return QarlaData(tuple(metrics), tuple(systems), tuple(references), sys_ref, ref_ref,
+                     np.asarray(higher_is_better, dtype=bool), sys_sys, docs)
+
+
+def level_records(counts: Counts, names: Sequence[str], base: Record, level: str, data: QarlaData,
+                  segments: Sequence[int]) -> list[Record]:
+    """Records of per-candidate counts ``(C, S)`` at ``level`` (``names`` label the candidates)."""
+    agg = aggregate(counts, level, data.documents)
+    values = ratio(agg)
+    out: list[Record] = []
+    for i, name in enumerate(names):
+        row = {**base, "target": name}
+        if level == "sys":
+            out.append({**row, "level": "sys", "doc": "-", "segment": "-", "score": float(values[i]),
+                        "hits": int(agg.hits[i]), "trials": int(agg.trials[i])})
+        elif level == "doc":
+            doc_names, _ = document_matrix(data.documents, data.n_segments)
+            out += [{**row, "level": "doc", "doc": d, "segment": "-", "score": float(values[i, j]),
+                     "hits": int(agg.hits[i, j]), "trials": int(agg.trials[i, j])}
+                    for j, d in enumerate(doc_names)]
+        else:
+            out += [{**row, "level": "seg", "doc": data.documents.doc_ids[j], "segment": int(seg),
+                     "score": float(values[i, j]), "hits": int(agg.hits[i, j]),
+                     "trials": int(agg.trials[i, j])} for j, seg in enumerate(segments)]
+    return out
+
+
+def queen_records(data: QarlaData, level: str, segments: Sequence[int], trans_topic: bool = False,
+                  with_references: bool = False) -> list[Record]:
+    """-doQUEEN: QUEEN of every system (and, with -doref, of every reference against the others)."""
+    refset = "_".join(data.references)
+    base = {"refset": refset, "metric": "QUEEN"}
+    out = level_records(queen(data, trans_topic=trans_topic), data.systems, base, level, data, segments)
+    if with_references:
+        counts = reference_queen(data, trans_topic=trans_topic)
+        for k, name in enumerate(data.references):
+            others = "_".join(r for r in data.references if r != name)
+            one = Counts(counts.hits[k:k + 1], counts.trials[k:k + 1])
+            out += level_records(one, [name], {"refset": others, "metric": "QUEEN"}, level, data, segments)
+    return out
+
+
+def _king_record(refset: str, metric: str, level: str, result: Any, **extra: Any) -> Record:
+    return {"target": "KING", "refset": refset, "metric": metric, "level": level, "doc": "-",
+            "segment": "-", "score": result.value, "hits": result.hits, "trials": result.trials, **extra}
+
+
+def king_records(data: QarlaData, level: str, trans_topic: bool = False) -> list[Record]:
+    """-doKING: KING of every single metric, then of the whole selected set (metric ``SET``)."""
+    evaluator = KingEvaluator(data, level, trans_topic)
+    refset = "_".join(data.references)
+    out = [_king_record(refset, m, level, evaluator.king([i])) for i, m in enumerate(data.metrics)]
+    if len(data.metrics) > 1:
+        out.append(_king_record(refset, "SET", level, evaluator.king(list(range(len(data.metrics)))),
+                                metric_set=",".join(data.metrics)))
+    return out
+
+
+def jack_records(data: QarlaData, level: str, segments: Sequence[int], trans_topic: bool = False) -> list[Record]:
+    """-doJACK: JACK of the selected metric set at ``level`` (one row per segment/document/test set)."""
+    counts = jack(data, trans_topic=trans_topic)
+    single = Counts(counts.hits[None, :], counts.trials[None, :])
+    return level_records(single, ["JACK"], {"refset": "_".join(data.references), "metric": "JACK"},
+                         level, data, segments)
+
+
+def optimize_records(data: QarlaData, level: str, trans_topic: bool = False,
+                     exhaustive: bool = False) -> list[Record]:
+    """-optimizeKING: the greedy trace (one row per metric tried) and the optimal set; with
+    ``exhaustive`` (at most 12 metrics) also the best set over all subsets."""
+    refset = "_".join(data.references)
+    greedy = greedy_king(data, level=level, trans_topic=trans_topic)
+    out = [_king_record(refset, step.metric, level, step.combined, step=i, single=step.single.value,
+                        accepted="yes" if step.accepted else "no", target="optimizeKING")
+           for i, step in enumerate(greedy.trace, start=1)]
+    out.append(_optimum_record(refset, level, "OPTIMAL", greedy))
+    if exhaustive and len(data.metrics) <= MAX_EXHAUSTIVE:
+        out.append(_optimum_record(refset, level, "EXHAUSTIVE", exhaustive_king(data, level=level,
+                                                                                trans_topic=trans_topic)))
+    return out
+
+
+def _optimum_record(refset: str, level: str, label: str, optimum: Optimum) -> Record:
+    return _king_record(refset, label, level, optimum.king, target="optimizeKING",
+                        metric_set=",".join(optimum.metrics))
+
+
+# ---- iqeval glue: options and actions (iqeval adds these to its parser and ACTIONS table) ----
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The QARLA options of iqeval (IQMT manual §4.2)."""
+    parser.add_argument("-doQUEEN", action="store_true", help="QUEEN of every system (manual §3.1.1)")
+    parser.add_argument("-doKING", action="store_true", help="KING of every metric and of the set (§3.1.2)")
+    parser.add_argument("-doJACK", action="store_true", help="JACK of the test set (§3.1.3; iqsetup -JACK)")
+    parser.add_argument("-optimizeKING", action="store_true", help="greedy KING metric-set search (§3.3)")
+    parser.add_argument("-TT", dest="trans_topic", action="store_true",
+                        help="trans-topic mode: reference-pair similarities pooled over all segments")
+    parser.add_argument("--exhaustive", action="store_true",
+                        help="with -optimizeKING: also search all subsets (at most 12 metrics)")
+
+
+def _data(args: argparse.Namespace, cache: ScoreSource, sel: Any, texts: Any, with_jack: bool = False) -> QarlaData:
+    return qarla_arrays(cache, sel.metrics, sel.systems, sel.references, sel.segments, texts.documents,
+                        [higher_is_better(m) for m in sel.metrics], with_jack)
+
+
+def _do_queen(args: argparse.Namespace, experiment: Any, cache: Any, sel: Any, texts: Any) -> list[Record]:
+    return queen_records(_data(args, cache, sel, texts), sel.level, sel.segments, args.trans_topic,
+                         sel.with_references)
+
+
+def _do_king(args: argparse.Namespace, experiment: Any, cache: Any, sel: Any, texts: Any) -> list[Record]:
+    return king_records(_data(args, cache, sel, texts), sel.level, args.trans_topic)
+
+
+def _do_jack(args: argparse.Namespace, experiment: Any, cache: Any, sel: Any, texts: Any) -> list[Record]:
+    return jack_records(_data(args, cache, sel, texts, with_jack=True), sel.level, sel.segments, args.trans_topic)
+
+
+def _do_optimize(args: argparse.Namespace, experiment: Any, cache: Any, sel: Any, texts: Any) -> list[Record]:
+    return optimize_records(_data(args, cache, sel, texts), sel.level, args.trans_topic, args.exhaustive)
+
+
+ACTIONS = {"doQUEEN": _do_queen, "doKING": _do_king, "doJACK": _do_jack, "optimizeKING": _do_optimize}
