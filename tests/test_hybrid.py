@@ -82,7 +82,7 @@ def test_different_structures_and_duplicates() -> None:
 
 def test_spacing_follows_the_text() -> None:
     s = Sentence((Word(1, "Hello"), Word(2, ","), Word(3, "world"), Word(4, "!")), "Hello, world!")
-    assert word_pieces(s) == ["Hello", ", ", "world", "!"]
+    assert word_pieces(s) == ["Hello", ", ", "world", "! "]
     odd = Sentence((Word(1, "do"), Word(2, "n't")), "don't")
     assert "".join(word_pieces(odd)).strip() == "don't"
 
@@ -103,3 +103,16 @@ def test_write_files_and_stats(tmp_path: Path) -> None:
     dist = length_distribution(result, max_length=4)
     assert dist[1] == (9, 12, 0.75)  # one-word nodes: 12, of which equivalent 9
     assert dist[4] == (1, 1, 1.0)
+
+
+def test_discontinuous_node_is_not_recombined() -> None:
+    # words 1 3 under the first NP, 2 under the second: a non-projective projection
+    a = sentence("x y z")
+    ta = Tree("S", (Tree("NP", (leaf("NN", 1), leaf("NN", 3))), Tree("VP", (leaf("VB", 2),))))
+    b = sentence("p q r")
+    tb = Tree("S", (Tree("NP", (leaf("NN", 1), leaf("NN", 2))), Tree("VP", (leaf("VB", 3),))))
+    local = {a.text: ta, b.text: tb}
+    seg = hybridize([[a], [b]], lambda s: local[s.text], cap=100).segments[0]
+    # b's root recombines NP {p q, x z, p z, x q} with VP {r, y}; a's own root is not recombined
+    assert set(seg.references) == {"x y z", "p q r", "p q y", "x z r", "x z y", "x q r", "x q y",
+                                   "p z r", "p z y"}

@@ -12,7 +12,12 @@ generation (reference 1 first; within Equ: Seg, the equivalents, then the produc
 lexicographic order). Two sentences are duplicates when equal after collapsing whitespace.
 
 Surface: a generated sentence is the concatenation of its words, each followed by the space
-that followed it in its own reference text (so "develops," stays unspaced).
+that followed it in its own reference text (so "develops," stays unspaced). Seg(nt) lists the
+node's words in surface order. A phrase-structure tree projected from a non-projective
+dependency parse can have discontinuous constituents; the product is taken only at nodes whose
+words, read through the children, are contiguous and in surface order (otherwise concatenating
+children would scramble the sentence), so below such a node nothing is recombined there; its
+Seg and equivalents still count.
 
 Cap: at most ``cap`` new sentences per segment are kept (the originals always are). Each
 intermediate Equ list is cut at ``cap + len(references)`` distinct items, so under the cap the
@@ -77,6 +82,8 @@ def word_pieces(sentence: Sentence) -> list[str]:
         gap = len(text[cursor:]) - len(text[cursor:].lstrip())
         pieces.append(w.form + text[cursor:cursor + gap][:1].replace("\n", " ").replace("\t", " "))
         cursor += gap
+    if pieces and not pieces[-1].endswith(" "):
+        pieces[-1] += " "  # the last word may be followed by other words in a new sentence
     return pieces
 
 
@@ -111,7 +118,7 @@ class _Segment:
 
     def seg(self, i: int, node: Tree) -> Variant:
         """Seg(nt): the words under a node, with their spacing."""
-        return tuple(self.pieces[i][w - 1] for w in node.leaves())
+        return tuple(self.pieces[i][w - 1] for w in sorted(node.leaves()))
 
     def equ(self, i: int, path: Path) -> tuple[list[Variant], int]:
         """(Equ(nt) capped, |Equ(nt)| upper bound) of reference ``i``'s node at ``path``."""
@@ -122,7 +129,7 @@ class _Segment:
         own += [self.seg(j, node_at(self.trees[j], p)) for j, p in self.partners[i].get(path, [])]
         bound = len(own)
         candidates: Iterable[Variant] = own
-        if node.children:
+        if node.children and _in_order(node):
             parts = [self.equ(i, path + (k,)) for k in range(len(node.children))]
             combos = (tuple(w for piece in combo for w in piece) for combo in product(*(p[0] for p in parts)))
             candidates = chain(own, combos)
@@ -134,6 +141,13 @@ class _Segment:
         self.truncated |= cut
         self.memo[(i, path)] = (items, bound)
         return items, bound
+
+
+def _in_order(node: Tree) -> bool:
+    """Whether a node's words, read through its children, are contiguous and in surface order
+    (then so are all its descendants'): only then is concatenating children variants a sentence."""
+    leaves = node.leaves()
+    return leaves == list(range(leaves[0], leaves[0] + len(leaves))) if leaves else True
 
 
 def _lengths(tree: Tree, equivalent: set[Path]) -> tuple[tuple[int, ...], tuple[int, ...]]:
