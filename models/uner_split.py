@@ -14,15 +14,16 @@ import json
 import sys
 from pathlib import Path
 
+Tagged = list[tuple[str, str]]  # one sentence: (word, IOB2 tag)
 
-def read_documents(path: Path) -> list[list[list[tuple[str, str]]]]:
+
+def read_documents(path: Path) -> list[list[Tagged]]:
     """Documents -> sentences -> (word, IOB2 tag), from a UNER ``.iob2`` file."""
-    docs: list[list[list[tuple[str, str]]]] = []
-    sent: list[tuple[str, str]] = []
+    docs: list[list[Tagged]] = []
+    sent: Tagged = []
     for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("# newdoc") or not docs:
-            if line.startswith("# newdoc") or (not docs and line and not line.startswith("#")):
-                docs.append([])
+        if line.startswith("# newdoc") or (not docs and line and not line.startswith("#")):
+            docs.append([])
         if not line.strip():
             if sent:
                 docs[-1].append(sent)
@@ -35,18 +36,23 @@ def read_documents(path: Path) -> list[list[list[tuple[str, str]]]]:
     return [d for d in docs if d]
 
 
+def split_documents(src: Path) -> dict[str, list[Tagged]]:
+    """Sentences of the train/dev/test parts (document ``i``: test if i%10==0, dev if i%10==5)."""
+    docs = [d for name in ("en_ewt-ud-dev.iob2", "en_ewt-ud-test.iob2") for d in read_documents(src / name)]
+    split: dict[str, list[Tagged]] = {"train": [], "dev": [], "test": []}
+    for i, doc in enumerate(docs):
+        split["test" if i % 10 == 0 else "dev" if i % 10 == 5 else "train"].extend(doc)
+    return split
+
+
 def main(argv: list[str]) -> int:
     """Write ``{train,dev,test}.json`` under OUT_DIR and print the split sizes."""
-    src, out = Path(argv[1]), Path(argv[2])
+    out = Path(argv[2])
     out.mkdir(parents=True, exist_ok=True)
-    docs = [d for name in ("en_ewt-ud-dev.iob2", "en_ewt-ud-test.iob2") for d in read_documents(src / name)]
-    split: dict[str, list[list[dict[str, str]]]] = {"train": [], "dev": [], "test": []}
-    for i, doc in enumerate(docs):
-        part = "test" if i % 10 == 0 else "dev" if i % 10 == 5 else "train"
-        split[part].extend([{"text": w, "ner": t} for w, t in s] for s in doc)
-    for part, sents in split.items():
-        (out / f"{part}.json").write_text(json.dumps(sents), encoding="utf-8")
-        n_ent = sum(t["ner"].startswith("B-") for s in sents for t in s)
+    for part, sents in split_documents(Path(argv[1])).items():
+        data = [[{"text": w, "ner": t} for w, t in s] for s in sents]
+        (out / f"{part}.json").write_text(json.dumps(data), encoding="utf-8")
+        n_ent = sum(t.startswith("B-") for s in sents for _, t in s)
         print(f"{part}: {len(sents)} sentences, {n_ent} entities")
     return 0
 

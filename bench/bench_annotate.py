@@ -1,0 +1,108 @@
+"""Benchmark: Stanza annotation of WMT21 ru-en (10 systems + 2 references x 1000 segments).
+
+Phases, each in its own process (so each has its own peak memory and the warm run shows that
+torch is never imported):
+
+* ``cold``  - ``Annotator.annotate`` on every segment with an empty cache (deduplicates, parses
+  the distinct segments, writes the CoNLL-U/npz cache);
+* ``bare``  - plain ``stanza.Pipeline`` (same models and options) on the same distinct cleaned
+  segments, in the same batches, nothing else (the overhead baseline);
+* ``warm``  - a new ``Annotator`` on the same cache: parses nothing.
+
+``MTEVAL_BENCH_SEGMENTS=N`` limits every file to its first N segments (default: all 1000).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import WMT21_RUEN, ruen_texts, table  # noqa: E402
+
+
+def all_texts() -> list[str]:
+    """Every segment of every system and reference, in file order (limited by the env var)."""
+    limit = int(os.environ.get("MTEVAL_BENCH_SEGMENTS", "0")) or None
+    refs, systems = ruen_texts()
+    return [t for side in (*refs.values(), *systems.values()) for t in side[:limit]]
+
+
+def _peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def phase_annotator(cache: Path) -> dict[str, float]:
+    """Cold or warm run (depending on the cache) of the Annotator on all segments."""
+    from mteval.annotate.annotator import Annotator
+
+    texts = all_texts()
+    start = time.perf_counter()
+    ann = Annotator(cache)
+    sentences = ann.annotate(texts)
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "segments": len(texts), "parsed": ann.parsed,
+            "words": sum(len(s) for s in sentences), "peak_mib": _peak_mib(),
+            "torch_loaded": float("torch" in sys.modules)}
+
+
+def phase_bare() -> dict[str, float]:
+    """Bare Stanza on the distinct cleaned non-empty segments, same options and batches."""
+    from mteval.annotate.annotator import BATCH_SIZE
+    from mteval.annotate.stanza_adapter import _load_pipeline, available_processors, resolve_models
+    from mteval.annotate.textprep import prepare_text
+
+    distinct = list(dict.fromkeys(prepare_text(t).text for t in dict.fromkeys(all_texts())))
+    distinct = [t for t in distinct if t]
+    start = time.perf_counter()
+    from stanza.models.common.doc import Document
+
+    nlp = _load_pipeline(resolve_models("en", available_processors("en")))
+    for i in range(0, len(distinct), BATCH_SIZE):
+        nlp([Document([], text=t) for t in distinct[i: i + BATCH_SIZE]])
+    return {"seconds": time.perf_counter() - start, "parsed": len(distinct), "peak_mib": _peak_mib()}
+
+
+def run_phase(name: str, cache: Path) -> dict[str, float]:
+    """Run one phase in a fresh interpreter and return its JSON result."""
+    out = subprocess.run([sys.executable, __file__, name, str(cache)], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"phase {name} failed:\n{out.stderr[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    """Run the three phases and print the table."""
+    if not WMT21_RUEN.exists():
+        print("bench_annotate: skipped (../shared/data/wmt21-ruen is absent)")
+        return 0
+    with tempfile.TemporaryDirectory(prefix="mteval-annbench-") as tmp:
+        cold = run_phase("cold", Path(tmp))
+        bare = run_phase("bare", Path(tmp))
+        warm = run_phase("warm", Path(tmp))
+    overhead = 100 * (cold["seconds"] / bare["seconds"] - 1)
+    rows = [["run", "segments", "parsed", "seconds", "peak MiB", "note"],
+            ["annotator cold", f"{cold['segments']:.0f}", f"{cold['parsed']:.0f}", f"{cold['seconds']:.1f}",
+             f"{cold['peak_mib']:.0f}", f"{cold['words'] / cold['seconds']:.0f} words/s (incl. model load)"],
+            ["bare stanza", f"{bare['parsed']:.0f}", f"{bare['parsed']:.0f}", f"{bare['seconds']:.1f}",
+             f"{bare['peak_mib']:.0f}", f"annotator cold vs bare: {overhead:+.1f} %"],
+            ["annotator warm", f"{warm['segments']:.0f}", f"{warm['parsed']:.0f}", f"{warm['seconds']:.2f}",
+             f"{warm['peak_mib']:.0f}", f"{cold['seconds'] / warm['seconds']:.0f}x faster than cold; "
+             f"torch loaded: {bool(warm['torch_loaded'])}"]]
+    print(f"Annotation of WMT21 ru-en ({os.cpu_count()} CPUs, torch threads default)")
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3:
+        result = phase_bare() if sys.argv[1] == "bare" else phase_annotator(Path(sys.argv[2]))
+        print(json.dumps(result))
+        sys.exit(0)
+    sys.exit(main())
