@@ -26,3 +26,11 @@ bench: install
 clean:
 	rm -rf build dist *.egg-info demo-cache bench/out .pytest_cache .mypy_cache .ruff_cache
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+
+# The embedded English Stanza models (mteval/resources/models/en_ewt, CC BY-SA 4.0): retrain them
+# from ../shared/ud (CPU, hours; STAGES="ner" for one stage) and score them (docs/annotation.md).
+models:
+	PYTHON=$(PYTHON) bash models/train_models.sh ../shared build/models
+
+models-eval:
+	$(PYTHON) models/eval_models.py ../shared
