@@ -67,7 +67,9 @@ def test_bounds_symmetry_identity(h: list[str], r1: list[str], r2: list[str]) ->
     assert (hits, total) == overlap_counts(ref, hyp)
     assert 0 <= hits <= total
     assert overlap_counts(hyp, hyp) == (len(h), len(h))
-    score = Selector("g").score(best_counts({"t": hyp}, [{"t": ref}, {"t": Bag.of(r2)}]))
+    typed = [typed_bags(("t", w) for w in ws) for ws in (h, r1, r2)]
+    assert typed[0].bag("t") == hyp
+    score = Selector("g").score(best_counts(typed[0], typed[1:]))
     assert math.isnan(score) or 0.0 <= score <= 1.0
-    single = Selector("g").score(best_counts({"t": hyp}, [{"t": ref}]))
+    single = Selector("g").score(best_counts(typed[0], typed[1:2]))
     assert math.isnan(score) or np.isnan(single) or score >= single

@@ -28,7 +28,7 @@ from mteval.annotate.layers.phrase import PHRASE_TYPES, project
 from mteval.annotate.model import Sentence, Tree
 from mteval.errors import ConfigError
 from mteval.metrics.base import MetricInfo
-from mteval.metrics.overlap import Features, OverlapFamily, Selector, per_type, typed_bags
+from mteval.metrics.overlap import Features, OverlapFamily, Selector, per_type
 from mteval.metrics.registry import register
 
 STM_MAX = 9
@@ -100,6 +100,6 @@ class Constituency(OverlapFamily):
         tree = project(sentence)
         forms = [""] + [self.norm(w.form) for w in sentence.words]
         chains = label_chains(tree, STM_MAX) if len(sentence) else []  # an empty segment has no tree
-        return {"STM": typed_bags(chains),
-                "Op": typed_bags((t, forms[i]) for t, i in preterminals(tree)),
-                "Oc": typed_bags((t, forms[i]) for t, i in phrase_words(tree))}
+        return {"STM": self.bags(chains),
+                "Op": self.bags((t, forms[i]) for t, i in preterminals(tree)),
+                "Oc": self.bags((t, forms[i]) for t, i in phrase_words(tree))}

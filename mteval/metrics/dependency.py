@@ -30,7 +30,7 @@ from __future__ import annotations
 from mteval.annotate.layers.labels import RELATIONS, UPOS_TAGS
 from mteval.annotate.model import Sentence
 from mteval.metrics.base import MetricInfo
-from mteval.metrics.overlap import Features, OverlapFamily, Selector, Typed, per_type, typed_bags
+from mteval.metrics.overlap import Features, OverlapFamily, Selector, per_type
 from mteval.metrics.registry import register
 
 HWC_MAX = 4
@@ -55,14 +55,15 @@ def _selectors() -> dict[str, Selector]:
     return out
 
 
-def head_word_chains(symbols: list[str], kids: list[list[int]], max_length: int) -> Typed:
-    """Every downward chain of 1..max_length words as a tuple of their symbols, typed by length."""
+def head_word_chains(symbols: list[str], kids: list[list[int]],
+                     max_length: int) -> list[tuple[str, tuple[str, ...]]]:
+    """Every downward chain of 1..max_length words as ``(str(length), tuple of their symbols)``."""
     pairs: list[tuple[str, tuple[str, ...]]] = []
     paths: list[tuple[int, ...]] = [(i,) for i in range(1, len(symbols))]
     for length in range(1, max_length + 1):
         pairs.extend((str(length), tuple(symbols[i] for i in p)) for p in paths)
         paths = [p + (k,) for p in paths for k in kids[p[-1]]]
-    return typed_bags(pairs)
+    return pairs
 
 
 def depths(sentence: Sentence, kids: list[list[int]]) -> list[int]:
@@ -110,9 +111,9 @@ class Dependency(OverlapFamily):
         levels = ((str(lv), forms[i]) for i in range(1, len(forms))
                   for lv in range(1, min(depth[i], MAX_LEVEL) + 1))
         by_relation = ((rels[i], forms[k]) for i in range(1, len(forms)) for k in _subtree_words(i, kids))
-        return {"HWC_w": head_word_chains(forms, kids, HWC_MAX),
-                "HWC_c": head_word_chains(cats, kids, HWC_MAX),
-                "HWC_r": head_word_chains(rels, kids, HWC_MAX),
-                "Ol": typed_bags(levels),
-                "Oc": typed_bags(zip(cats[1:], forms[1:])),
-                "Or": typed_bags(by_relation)}
+        return {"HWC_w": self.bags(head_word_chains(forms, kids, HWC_MAX)),
+                "HWC_c": self.bags(head_word_chains(cats, kids, HWC_MAX)),
+                "HWC_r": self.bags(head_word_chains(rels, kids, HWC_MAX)),
+                "Ol": self.bags(levels),
+                "Oc": self.bags(zip(cats[1:], forms[1:])),
+                "Or": self.bags(by_relation)}

@@ -25,7 +25,7 @@ from mteval.annotate.layers.entities import entities, entity_of_word
 from mteval.annotate.layers.labels import NE_TYPES
 from mteval.annotate.model import Sentence
 from mteval.metrics.base import MetricInfo
-from mteval.metrics.overlap import Features, OverlapFamily, Selector, per_type, typed_bags
+from mteval.metrics.overlap import Features, OverlapFamily, Selector, per_type
 from mteval.metrics.registry import register
 
 SELECTORS = {"NE-Oe(*)": Selector("Oe"), "NE-Oe(**)": Selector("Oe", exclude=frozenset({"O"})),
@@ -48,4 +48,4 @@ class NamedEntities(OverlapFamily):
         """Typed bags: words by entity type (``Oe``), entity word sequences by type (``Me``)."""
         forms = [self.norm(w.form) for w in sentence.words]
         spans = ((e.type, tuple(forms[i - 1] for i in e.word_ids())) for e in entities(sentence))
-        return {"Oe": typed_bags(zip(entity_of_word(sentence), forms)), "Me": typed_bags(spans)}
+        return {"Oe": self.bags(zip(entity_of_word(sentence), forms)), "Me": self.bags(spans)}

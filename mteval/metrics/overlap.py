@@ -56,28 +56,47 @@ class Bag:
 
 
 EMPTY = Bag({}, 0)
-Typed = dict[str, Bag]          # LE type -> bag of its items (or elements)
-Features = dict[str, Typed]     # measure group (e.g. "Op", "Oc") -> typed bags
 Counts = dict[str, tuple[int, int]]  # LE type -> (hits, total)
 
 
-def typed_bags(pairs: Iterable[tuple[str, Hashable]]) -> Typed:
-    """Typed bags from ``(type, item)`` pairs."""
-    grouped: dict[str, list[Hashable]] = {}
-    for t, item in pairs:
-        grouped.setdefault(t, []).append(item)
-    return {t: Bag.of(items) for t, items in grouped.items()}
+@dataclass(frozen=True)
+class Typed:
+    """Typed bags of one sentence: the count and the type of every interned ``(type, item)`` key, and
+    the size of every type's bag."""
+
+    counts: Mapping[Hashable, int]
+    type_of: Mapping[Hashable, str]
+    sizes: Mapping[str, int]
+    items: Mapping[Hashable, Hashable]
+
+    def bag(self, t: str) -> Bag:
+        """The bag of one type."""
+        return Bag({self.items[k]: c for k, c in self.counts.items() if self.type_of[k] == t}, self.sizes.get(t, 0))
+
+
+NO_ITEMS = Typed({}, {}, {}, {})
+Features = dict[str, Typed]     # measure group (e.g. "Op", "Oc") -> typed bags
+
+
+def typed_bags(pairs: Iterable[tuple[str, Hashable]], ids: dict[Hashable, int] | None = None) -> Typed:
+    """Typed bags from ``(type, item)`` pairs; keys are interned as ints in ``ids`` when given (fast
+    intersections; every sentence compared must use the same ``ids``)."""
+    counts = Counter(pairs)
+    sizes: Counter[str] = Counter()
+    for (t, _), c in counts.items():
+        sizes[t] += c
+    if ids is None:
+        return Typed(counts, {k: k[0] for k in counts}, sizes, {k: k[1] for k in counts})
+    keys = [ids.setdefault(k, len(ids)) for k in counts]
+    return Typed(dict(zip(keys, counts.values())), {i: k[0] for i, k in zip(keys, counts)}, sizes,
+                 {i: k[1] for i, k in zip(keys, counts)})
 
 
 def overlap_counts(hyp: Bag, ref: Bag) -> tuple[int, int]:
     """``(sum min, sum max)`` of two bags (manual §5.2.2 with Asiya's clipping)."""
-    small, large = (hyp, ref) if len(hyp.counts) <= len(ref.counts) else (ref, hyp)
-    get = large.counts.get
-    hits = 0
-    for item, count in small.counts.items():
-        other = get(item)
-        if other:
-            hits += count if count < other else other
+    hc, rc = hyp.counts, ref.counts
+    common = hc.keys() & rc.keys() if hc and rc else ()
+    hits = sum(min(hc[k], rc[k]) for k in common) if common else 0
     return hits, hyp.size + ref.size - hits
 
 
@@ -87,16 +106,44 @@ def _rank(pair: tuple[int, int]) -> tuple[float, int]:
     return (hits / total if total else 1.0, -total)
 
 
+def _hits_by_type(hyp: Typed, ref: Typed) -> dict[str, int]:
+    """Sum of min counts per type (one set intersection over all ``(type, item)`` keys)."""
+    hc, rc = hyp.counts, ref.counts
+    hits: dict[str, int] = {}
+    if hc and rc:
+        type_of = hyp.type_of
+        for key in hc.keys() & rc.keys():
+            t = type_of[key]
+            hits[t] = hits.get(t, 0) + min(hc[key], rc[key])
+    return hits
+
+
 def best_counts(hyp: Typed, refs: Sequence[Typed]) -> Counts:
     """Per type, the (hits, total) of the reference with the best Overlapping(t) (see module doc)."""
-    types = set(hyp).union(*refs) if refs else set(hyp)
+    hits = [_hits_by_type(hyp, ref) for ref in refs]
+    types = set(hyp.sizes).union(*(ref.sizes for ref in refs))
     best: Counts = {}
     for t in types:
-        h = hyp.get(t, EMPTY)
-        pair = max((overlap_counts(h, ref.get(t, EMPTY)) for ref in refs), key=_rank, default=(0, h.size))
+        size = hyp.sizes.get(t, 0)
+        pairs = [(h.get(t, 0), size + ref.sizes.get(t, 0) - h.get(t, 0)) for h, ref in zip(hits, refs)]
+        pair = max(pairs, key=_rank) if pairs else (0, size)
         if pair[1]:
             best[t] = pair
     return best
+
+
+def count_matrix(counts: Sequence[Counts]) -> tuple[dict[str, int], np.ndarray]:
+    """Column index of every observed type and the ``(segments, types, 2)`` array of (hits, total)."""
+    index: dict[str, int] = {}
+    for c in counts:
+        for t in c:
+            index.setdefault(t, len(index))
+    matrix = np.zeros((len(counts), len(index), 2))
+    for i, c in enumerate(counts):
+        row = matrix[i]
+        for t, pair in c.items():
+            row[index[t]] = pair
+    return index, matrix
 
 
 @dataclass(frozen=True)
@@ -117,6 +164,16 @@ class Selector:
         total = sum(p[1] for p in pairs)
         return sum(p[0] for p in pairs) / total if total else math.nan
 
+    def scores(self, index: dict[str, int], matrix: np.ndarray) -> np.ndarray:
+        """:meth:`score` of every segment of a :func:`count_matrix` (vectorised)."""
+        if self.types is not None:
+            cols = [index[t] for t in self.types if t in index]
+        else:
+            cols = [j for t, j in index.items() if t not in self.exclude]
+        hits, total = matrix[:, cols, 0].sum(axis=1), matrix[:, cols, 1].sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(total > 0, hits / total, np.nan)
+
 
 def per_type(prefix: str, group: str, types: Iterable[str]) -> dict[str, Selector]:
     """``{prefix(t): Selector(group, (t,))}`` for every type: the Overlapping(t)/Matching(t) variants."""
@@ -135,6 +192,11 @@ class OverlapFamily(MetricFamily):
     def __init__(self, case_sensitive: bool = False, **options: Any) -> None:
         super().__init__(case_sensitive, **options)
         self._cache: dict[Sentence, Features] = {}
+        self._ids: dict[Hashable, int] = {}
+
+    def bags(self, pairs: Iterable[tuple[str, Hashable]]) -> Typed:
+        """:func:`typed_bags` with this family's interned keys."""
+        return typed_bags(pairs, self._ids)
 
     @abstractmethod
     def features(self, sentence: Sentence) -> Features:
@@ -173,7 +235,7 @@ class OverlapFamily(MetricFamily):
         out = []
         for sentence, refs in zip(sentences, prepared):
             hyp = self.cached_features(sentence)
-            out.append({g: best_counts(hyp.get(g, {}), [r.get(g, {}) for r in refs]) for g in groups})
+            out.append({g: best_counts(hyp.get(g, NO_ITEMS), [r.get(g, NO_ITEMS) for r in refs]) for g in groups})
         return out
 
     def score(self, hypothesis: Side, prepared: Any, documents: DocumentIndex,
@@ -185,10 +247,10 @@ class OverlapFamily(MetricFamily):
                        variants: Sequence[str]) -> dict[str, ScoreSet]:
         """Segment scores of every requested variant; document/system scores are their means."""
         chosen = {v: self.selectors[v] for v in variants if v in self.selectors}
-        counts = self.segment_counts(hypothesis, prepared, {s.group for s in chosen.values()})
-        return {v: mean_score_set(np.array([sel.score(c[sel.group]) for c in counts], dtype=np.float64),
-                                  documents)
-                for v, sel in chosen.items()}
+        groups = {s.group for s in chosen.values()}
+        counts = self.segment_counts(hypothesis, prepared, groups)
+        matrices = {g: count_matrix([c[g] for c in counts]) for g in groups}
+        return {v: mean_score_set(sel.scores(*matrices[sel.group]), documents) for v, sel in chosen.items()}
 
 
 def annotated(side: Side, family: str) -> Sequence[Sentence]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from mteval.annotate.layers.roles import ROLE_TYPES, predicates
 from mteval.annotate.model import Sentence
 from mteval.metrics.base import MetricInfo
-from mteval.metrics.overlap import Features, OverlapFamily, Selector, per_type, typed_bags
+from mteval.metrics.overlap import Features, OverlapFamily, Selector, per_type
 from mteval.metrics.registry import register
 
 SELECTORS: dict[str, Selector] = {"SR-Or": Selector("R"), "SR-Orv": Selector("Rv")}
@@ -56,4 +56,4 @@ class SemanticRoles(OverlapFamily):
                 free["Mrv"].append((role.label, (verb, words)))
                 free["R"].append(("roles", role.label))
                 free["Rv"].append(("roles", (verb, role.label)))
-        return {group: typed_bags(pairs) for group, pairs in free.items()}
+        return {group: self.bags(pairs) for group, pairs in free.items()}

@@ -35,7 +35,7 @@ from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import MetricInfo, ScoreSet, Side
 from mteval.metrics.bleu_nist import nist_scores
 from mteval.metrics.ngram_stats import NgramVocabulary, ngram_statistics, prepare_ngrams
-from mteval.metrics.overlap import Features, OverlapFamily, Selector, annotated, per_type, typed_bags
+from mteval.metrics.overlap import Features, OverlapFamily, Selector, annotated, per_type
 from mteval.metrics.registry import register
 
 NIST_LAYERS = ("l", "p", "c", "iob")
@@ -79,9 +79,9 @@ class ShallowSyntax(OverlapFamily):
         """Word forms typed by XPOS (``Op``), UPOS (``Opu``) and chunk type (``Oc``)."""
         forms = [self.norm(w.form) for w in sentence.words]
         by_chunk = [(c.type, forms[i - 1]) for c in chunks(sentence) for i in c.words]
-        return {"Op": typed_bags((w.xpos, f) for w, f in zip(sentence.words, forms)),
-                "Opu": typed_bags((w.upos, f) for w, f in zip(sentence.words, forms)),
-                "Oc": typed_bags(by_chunk)}
+        return {"Op": self.bags((w.xpos, f) for w, f in zip(sentence.words, forms)),
+                "Opu": self.bags((w.upos, f) for w, f in zip(sentence.words, forms)),
+                "Oc": self.bags(by_chunk)}
 
     def sequences(self, sentence: Sentence) -> dict[str, tuple[str, ...]]:
         """The token sequence of every NIST layer (lemmas, XPOS, chunk types, IOB labels), once per sentence."""
