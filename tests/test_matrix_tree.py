@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from mteval.annotate.model import ArcScores
@@ -52,6 +52,7 @@ def test_tree_counts_match_cayley() -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(n=st.integers(1, 5), seed=st.integers(0, 2**31 - 1), scale=st.sampled_from([0.1, 1.0, 5.0, 30.0]))
+@example(n=4, seed=1370103, scale=30.0)  # a near-cycle: float64 loses 3 digits, mpmath fallback
 def test_marginals_match_brute_force(n: int, seed: int, scale: float) -> None:
     pot = np.random.default_rng(seed).normal(scale=scale, size=(n + 1, n + 1))
     marg = arc_marginals(pot)

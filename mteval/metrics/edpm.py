@@ -90,15 +90,19 @@ def _types(forms: Sequence[str]) -> tuple[dict[str, int], np.ndarray]:
     return types, np.asarray(pos, dtype=np.intp)
 
 
+def _group_sum(x: np.ndarray, order: np.ndarray, starts: np.ndarray, axis: int) -> np.ndarray:
+    """Sums of ``x`` along ``axis`` over groups of positions (``order`` sorted by group)."""
+    return np.add.reduceat(np.take(x, order, axis=axis), starts, axis=axis)
+
+
 def make_bags(forms: Sequence[str], arc_labels: np.ndarray) -> DepBags:
     """Bags of a sentence from its (expected) arc-label counts ``E[h, d, l]`` (positions 0..n)."""
     types, pos = _types(forms)
     n, v = len(forms), len(types)
-    onehot = np.zeros((n + 1, v))
-    onehot[np.arange(n + 1), pos] = 1.0
-    n_labels = arc_labels.shape[2]
-    by_dep = onehot.T @ arc_labels.transpose(1, 0, 2).reshape(n + 1, -1)   # (td, h*L)
-    dlh = by_dep.reshape(v, n + 1, n_labels).transpose(0, 2, 1) @ onehot   # (td, l, th)
+    order = np.argsort(pos, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(pos[order]) != 0])
+    by_type = _group_sum(_group_sum(arc_labels, order, starts, 0), order, starts, 1)  # [th, td, l]
+    dlh = by_type.transpose(1, 2, 0)                                                  # [td, l, th]
     unigrams = np.bincount(pos[1:], minlength=v).astype(np.float64)
     bigrams = np.zeros((v, v))
     if n > 1:

@@ -24,6 +24,7 @@ inverses are batched per sentence length with numpy.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from scipy.sparse import csr_matrix
@@ -57,18 +58,11 @@ def _laplacian(weights: np.ndarray) -> np.ndarray:
     return lap
 
 
-def arc_marginals(potentials: np.ndarray) -> np.ndarray:
-    """Arc marginals μ[h, d] of the single-root edge-factored tree distribution (Koo et al. 2007).
+COND_LIMIT = 1e7  # above this 1-norm condition number, redo the inverse in extended precision
 
-    ``potentials[..., h, d]`` are log-potentials (already multiplied by γ), shape
-    ``(..., n+1, n+1)`` with index 0 the virtual root; batched over leading axes. Column 0 and
-    the diagonal of the result are 0; every column ``d >= 1`` sums to 1.
-    """
-    weights = _shifted_weights(potentials)
-    n = weights.shape[-1] - 1
-    if n == 0:
-        return np.zeros_like(weights)
-    inv = np.linalg.inv(_laplacian(weights))
+
+def _koo_marginals(weights: np.ndarray, inv: np.ndarray) -> np.ndarray:
+    """Koo et al.'s marginal formula from the weights and the inverse Laplacian (batched)."""
     a = weights[..., 1:, 1:]
     diag = np.diagonal(inv, axis1=-2, axis2=-1)          # inv[d, d]
     term1 = a * diag[..., None, :]                          # A[h,d] inv[d,d]
@@ -78,11 +72,94 @@ def arc_marginals(potentials: np.ndarray) -> np.ndarray:
     marg = np.zeros_like(weights)
     marg[..., 1:, 1:] = term1 - term2
     marg[..., 0, 1:] = weights[..., 0, 1:] * inv[..., :, 0]
+    return marg
+
+
+def _mp_laplacian(weights: np.ndarray) -> Any:
+    """Koo et al.'s single-root L̂ of one sentence as an mpmath matrix (exact sums)."""
+    import mpmath
+
+    n = weights.shape[0] - 1
+    w = [[mpmath.mpf(float(x)) for x in row] for row in weights]
+    lap = mpmath.matrix(n, n)
+    for d in range(1, n + 1):
+        lap[0, d - 1] = w[0][d]
+        for h in range(1, n + 1):
+            if h != d:
+                if d != 1:  # row 1 holds the root weights
+                    lap[d - 1, d - 1] += w[h][d]
+                if h != 1:
+                    lap[h - 1, d - 1] = -w[h][d]
+    return lap
+
+
+def _digits(cond: float) -> int:
+    return int(30 + 2 * np.log10(min(max(cond, 1.0), 1e300)))
+
+
+def _precise_marginals(weights: np.ndarray, cond: float) -> np.ndarray:
+    """Marginals of one sentence with L̂, its inverse and Koo's formula in extended precision.
+
+    A near-cycle of heavy arcs makes L̂ nearly singular although the marginals are well
+    conditioned: the diagonal sums (1 + tiny), the LU and the difference of inverse entries in
+    the marginal formula each lose up to log10(cond) digits in float64.
+    """
+    import mpmath
+
+    n = weights.shape[0] - 1
+    with mpmath.workdps(_digits(cond)):
+        lap = _mp_laplacian(weights)
+        inv = mpmath.inverse(lap)
+        marg = np.zeros_like(weights)
+        for d in range(1, n + 1):
+            marg[0, d] = float(lap[0, d - 1] * inv[d - 1, 0])
+            for h in range(1, n + 1):
+                if h != d and weights[h, d]:
+                    keep = inv[d - 1, d - 1] if d != 1 else 0
+                    minus = inv[d - 1, h - 1] if h != 1 else 0
+                    marg[h, d] = float(mpmath.mpf(float(weights[h, d])) * (keep - minus))
+        return marg
+
+
+def _inv_or_nan(matrix: np.ndarray) -> np.ndarray:
+    try:
+        return np.linalg.inv(matrix)
+    except np.linalg.LinAlgError:
+        return np.full_like(matrix, np.nan)
+
+
+def arc_marginals(potentials: np.ndarray) -> np.ndarray:
+    """Arc marginals μ[h, d] of the single-root edge-factored tree distribution (Koo et al. 2007).
+
+    ``potentials[..., h, d]`` are log-potentials (already multiplied by γ), shape
+    ``(..., n+1, n+1)`` with index 0 the virtual root; batched over leading axes. Column 0 and
+    the diagonal of the result are 0; every column ``d >= 1`` sums to 1. Matrices whose 1-norm
+    condition number exceeds ``COND_LIMIT`` are inverted again in extended precision.
+    """
+    weights = _shifted_weights(potentials)
+    n = weights.shape[-1] - 1
+    if n == 0:
+        return np.zeros_like(weights)
+    lap = _laplacian(weights)
+    try:
+        inv = np.linalg.inv(lap)
+    except np.linalg.LinAlgError:  # a singular matrix in the batch: flag it, redo it precisely
+        inv = np.stack([_inv_or_nan(m) for m in lap.reshape(-1, n, n)]).reshape(lap.shape)
+    cond = np.linalg.norm(lap, 1, axis=(-2, -1)) * np.linalg.norm(inv, 1, axis=(-2, -1))
+    bad = ~(cond < COND_LIMIT)
+    marg = _koo_marginals(weights, inv)
+    if bad.any():
+        flat_w, flat_m = weights.reshape(-1, n + 1, n + 1), marg.reshape(-1, n + 1, n + 1)
+        flat_cond = np.nan_to_num(cond.reshape(-1), nan=1e300, posinf=1e300)
+        for i in np.flatnonzero(bad.reshape(-1)):
+            flat_m[i] = _precise_marginals(flat_w[i], float(flat_cond[i]))
     return np.clip(marg, 0.0, 1.0)
 
 
 def log_partition(potentials: np.ndarray) -> np.ndarray:
     """log Z of the single-root tree distribution (batched), for tests and diagnostics."""
+    import mpmath
+
     pot = np.array(potentials, dtype=np.float64, copy=True)
     n1 = pot.shape[-1]
     idx = np.arange(n1)
@@ -90,8 +167,15 @@ def log_partition(potentials: np.ndarray) -> np.ndarray:
     pot[..., idx, idx] = -np.inf
     top = pot[..., :, 1:].max(axis=-2)
     top = np.where(np.isfinite(top), top, 0.0)
-    _, logdet = np.linalg.slogdet(_laplacian(_shifted_weights(potentials)))
-    return logdet + top.sum(axis=-1)
+    weights = _shifted_weights(potentials)
+    lap = _laplacian(weights)
+    _, logdet = np.linalg.slogdet(lap)
+    cond = np.linalg.cond(lap, 1)
+    flat_w, flat_ld, flat_c = weights.reshape(-1, n1, n1), np.array(logdet).reshape(-1), cond.reshape(-1)
+    for i in np.flatnonzero(~(flat_c < COND_LIMIT)):
+        with mpmath.workdps(_digits(float(np.nan_to_num(flat_c[i], nan=1e300)))):
+            flat_ld[i] = float(mpmath.log(mpmath.det(_mp_laplacian(flat_w[i]))))
+    return flat_ld.reshape(np.shape(logdet)) + top.sum(axis=-1)
 
 
 def label_logprobs(scores: ArcScores) -> np.ndarray:
@@ -136,6 +220,8 @@ def blocks(arcs: np.ndarray) -> list[np.ndarray]:
     if n == 0:
         return []
     finite = np.isfinite(np.asarray(arcs[1:, 1:], dtype=np.float64))
+    if finite.sum() == n * n - n:  # every word-word arc scored: one part
+        return [np.arange(1, n + 1)]
     _, comp = connected_components(csr_matrix(finite), directed=False)
     return [np.flatnonzero(comp == c) + 1 for c in np.unique(comp)]
 
