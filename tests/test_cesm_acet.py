@@ -11,7 +11,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mteval.metrics.cesm import acet, tree_from_parents
+from mteval.metrics.cesm import acet, acet_many, tree_from_parents
 
 
 def _preorder(parents: list[int]) -> list[int]:
@@ -135,3 +135,10 @@ def test_acet_80_tokens_fast() -> None:
         acet(t1, t1)
     assert (time.perf_counter() - start) / 6 < 0.5
     assert acet(t1, t1)[0] >= 2 ** 79  # at least one occurrence of each of the 2^79 rooted subsets
+
+
+@settings(max_examples=300, deadline=None)
+@given(small_trees(), small_trees(), small_trees())
+def test_one_sweep_over_a_forest_equals_separate_sweeps(a: tuple, b: tuple, c: tuple) -> None:
+    t1, t2, t3 = (tree_from_parents(*x) for x in (a, b, c))
+    assert acet_many(t1, [t2, t3, t1]) == [acet(t1, t2), acet(t1, t3), acet(t1, t1)]

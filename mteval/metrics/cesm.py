@@ -123,6 +123,33 @@ def acet(t1: OrderedTree, t2: OrderedTree) -> tuple[float, float]:
     return float(table[0, 0]), float(table.sum())
 
 
+def forest(trees: Sequence[OrderedTree]) -> OrderedTree:
+    """Several trees side by side as one preorder forest (each keeps its own windows)."""
+    offsets = np.cumsum([0] + [len(t) for t in trees[:-1]])
+    return OrderedTree(np.concatenate([t.labels for t in trees]),
+                       np.concatenate([t.end + o for t, o in zip(trees, offsets, strict=True)]))
+
+
+MAX_CELLS = 4_000_000  # DP cells of one sweep (float64: 32 MB); above it the trees go one by one
+
+
+def acet_many(t1: OrderedTree, others: Sequence[OrderedTree]) -> list[tuple[float, float]]:
+    """:func:`acet` of ``t1`` with each of ``others``, in one sweep over ``t1`` when the DP is
+    small enough (the C(u, v) of different trees do not interact)."""
+    sizes = [len(t) for t in others]
+    cells = len(t1) * len(t1) * max(sizes, default=0) * sum(sizes)
+    if len(others) < 2 or cells > MAX_CELLS * 4:
+        return [acet(t1, t) for t in others]
+    table = acet_table(t1, forest(others))
+    out, start = [], 0
+    for n in sizes:
+        block = table[:, start:start + n]
+        rooted, anyroot = block[0, 0], block.sum()
+        out.append((rooted, anyroot) if table.dtype == object else (float(rooted), float(anyroot)))
+        start += n
+    return out
+
+
 def _blocks(t1: OrderedTree, t2: OrderedTree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Label-matching pairs (u, v), both inner nodes (the DP blocks), and the match matrix."""
     match = t1.labels[:, None] == t2.labels[None, :]
@@ -173,13 +200,14 @@ def _acet_sweep(t1: OrderedTree, t2: OrderedTree, dtype: Any) -> np.ndarray:
     return table[:, :n2]
 
 
-def word_acet(t1: OrderedTree, t2: OrderedTree) -> tuple[float, float]:
-    """:func:`acet` of two sentence trees, not counting the subtree made of the virtual root
+def word_acet(t1: OrderedTree, others: Sequence[OrderedTree]) -> list[tuple[float, float]]:
+    """:func:`acet_many` of sentence trees, not counting the subtree made of the virtual root
     alone (label id 0) when both trees have one: it holds no word."""
-    rooted, anyroot = acet(t1, t2)
-    if t1.labels[0] == 0 and t2.labels[0] == 0:
-        return rooted - 1, anyroot - 1
-    return rooted, anyroot
+    out = []
+    for t2, (rooted, anyroot) in zip(others, acet_many(t1, others), strict=True):
+        both = t1.labels[0] == 0 and t2.labels[0] == 0
+        out.append((rooted - 1, anyroot - 1) if both else (rooted, anyroot))
+    return out
 
 
 def word_labels(sentence: Sentence, label: str = "form", case_sensitive: bool = True) -> list[str]:
@@ -210,10 +238,9 @@ def sentence_parents(sentence: Sentence, virtual_root: bool = False) -> list[int
 
 @dataclass
 class _Reference:
-    """One prepared reference side: tree key per segment, self-ACET per key, cross-ACET cache."""
+    """One prepared reference side: tree key per segment, cross-ACET cache (ref key, hyp key)."""
 
     keys: list[tuple]
-    self_acet: dict[tuple, tuple[float, float]]
     cross: dict[tuple[tuple, tuple], tuple[float, float]]
 
 
@@ -259,7 +286,7 @@ class CesmFamily(MetricFamily):
                           "common embedded subtrees of dependency trees (Duma et al. 2013)")
 
     def _key(self, sentence: Sentence) -> tuple:
-        """Cache key of a sentence's tree; builds and caches the tree and its self-ACET."""
+        """Cache key of a sentence's tree (labels and parents); builds and caches the tree."""
         labels = word_labels(sentence, self.label, self.case_sensitive)
         parents = sentence_parents(sentence, self.virtual_root)
         ids = [self._intern.setdefault(x, len(self._intern)) for x in labels]
@@ -267,11 +294,9 @@ class CesmFamily(MetricFamily):
         key = (tuple(ids), tuple(parents))
         if key not in self._trees:
             try:
-                tree = tree_from_parents(ids, parents)
+                self._trees[key] = tree_from_parents(ids, parents)
             except ValueError as err:
                 raise InputError(f"sentence {sentence.text[:40]!r}: {err}") from None
-            self._trees[key] = tree
-            self._self[key] = word_acet(tree, tree)
         return key
 
     def _sentences(self, side: Side) -> Sequence[Sentence]:
@@ -283,30 +308,43 @@ class CesmFamily(MetricFamily):
 
     def prepare(self, references: Sequence[Side]) -> list[_Reference]:
         """Trees and self-ACETs of every reference (once per reference set)."""
-        return [_Reference([self._key(s) for s in self._sentences(ref)], {}, {}) for ref in references]
+        prepared = [_Reference([self._key(s) for s in self._sentences(ref)], {}) for ref in references]
+        for ref in prepared:
+            for key in ref.keys:
+                if key not in self._self:
+                    self._self[key] = word_acet(self._trees[key], [self._trees[key]])[0]
+        return prepared
+
+    def _counts(self, hkey: tuple, refs: Sequence[_Reference], i: int) -> None:
+        """Fill the hypothesis' self-ACET and its cross-ACETs with segment ``i`` of every
+        reference, in one sweep over the hypothesis tree."""
+        todo = [ref for ref in refs if (ref.keys[i], hkey) not in ref.cross]
+        need_self = hkey not in self._self
+        if not todo and not need_self:
+            return
+        others = ([self._trees[hkey]] if need_self else []) + [self._trees[r.keys[i]] for r in todo]
+        counts = word_acet(self._trees[hkey], others)
+        if need_self:
+            self._self[hkey] = counts.pop(0)
+        for ref, c in zip(todo, counts, strict=True):
+            ref.cross[(ref.keys[i], hkey)] = c
 
     def segment_scores(self, hypothesis: Side, prepared: list[_Reference]) -> dict[str, np.ndarray]:
         """Segment scores of every variant; per segment and mode the best-F1 reference."""
         sentences = self._sentences(hypothesis)
         n = len(sentences)
+        if any(len(ref.keys) != n for ref in prepared):
+            raise InputError(f"{hypothesis.name}: {n} segments, references have "
+                             f"{', '.join(str(len(r.keys)) for r in prepared)}")
         out = {v: np.zeros(n) for v in self.variants}
         for i, sentence in enumerate(sentences):
             hkey = self._key(sentence)
-            best = {mode: (-1.0, 0.0, 0.0) for mode in MODES}
-            for ref in prepared:
-                if len(ref.keys) != n:
-                    raise InputError(f"{hypothesis.name}: {n} segments, reference has {len(ref.keys)}")
-                rkey = ref.keys[i]
-                pair = (rkey, hkey)
-                if pair not in ref.cross:
-                    ref.cross[pair] = word_acet(self._trees[rkey], self._trees[hkey])
-                for m, mode in enumerate(MODES):
-                    p, r, f = f_measure(ref.cross[pair][m], self._self[hkey][m], self._self[rkey][m])
-                    if f > best[mode][0]:
-                        best[mode] = (f, p, r)
-            for mode, prefix in zip(MODES, ("CESM", "CESM-anyroot"), strict=True):
-                f, p, r = best[mode]
-                out[prefix][i], out[prefix + "-P"][i], out[prefix + "-R"][i] = max(f, 0.0), p, r
+            self._counts(hkey, prepared, i)
+            for m, prefix in enumerate(("CESM", "CESM-anyroot")):
+                best = max((f_measure(ref.cross[(ref.keys[i], hkey)][m], self._self[hkey][m],
+                                      self._self[ref.keys[i]][m]) for ref in prepared),
+                           key=lambda prf: prf[2], default=(0.0, 0.0, 0.0))
+                out[prefix + "-P"][i], out[prefix + "-R"][i], out[prefix][i] = best
         return out
 
     def score(self, hypothesis: Side, prepared: list[_Reference], documents: DocumentIndex,
