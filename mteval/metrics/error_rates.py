@@ -27,12 +27,12 @@ Tokens and per-(hypothesis, reference) counts are cached per unique string / pai
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
-from scipy import sparse
 
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import MetricFamily, MetricInfo, ScoreSet, Side
@@ -64,11 +64,12 @@ def per_errors(correct: np.ndarray, hyp_len: np.ndarray, ref_len: np.ndarray) ->
 
 
 class _Texts:
-    """Word ids and bag-of-words rows per unique string, computed once."""
+    """Word ids and bags of words per unique string, computed once."""
 
     def __init__(self) -> None:
         self.ids: dict[str, int] = {}
         self.words: dict[str, Words] = {}
+        self.bags: dict[Words, Counter] = {}
 
     def __call__(self, text: str) -> Words:
         found = self.words.get(text)
@@ -77,15 +78,12 @@ class _Texts:
             self.words[text] = found
         return found
 
-    def bags(self, seqs: Sequence[Words]) -> sparse.csr_matrix:
-        """Word-count matrix (segments x vocabulary) of word-id sequences."""
-        indptr = np.zeros(len(seqs) + 1, dtype=np.int64)
-        np.cumsum([len(s) for s in seqs], out=indptr[1:])
-        indices = np.fromiter((w for s in seqs for w in s), dtype=np.int64, count=int(indptr[-1]))
-        data = np.ones(len(indices), dtype=np.int64)
-        mat = sparse.csr_matrix((data, indices, indptr), shape=(len(seqs), len(self.ids) + 1))
-        mat.sum_duplicates()
-        return mat
+    def bag(self, words: Words) -> Counter:
+        """Word counts of a word-id sequence."""
+        found = self.bags.get(words)
+        if found is None:
+            found = self.bags[words] = Counter(words)
+        return found
 
 
 @register
@@ -99,6 +97,7 @@ class ErrorRates(MetricFamily):
         super().__init__(case_sensitive=case_sensitive, **options)
         self._texts = _Texts()
         self._distance: dict[tuple[Words, Words], int] = {}
+        self._correct: dict[tuple[Words, Words], int] = {}
 
     def info(self, variant: str) -> MetricInfo:
         """``WER``/``PER`` are error rates >= 0, unbounded above (a long hypothesis makes both exceed 1);
@@ -116,18 +115,30 @@ class ErrorRates(MetricFamily):
         """Word ids of every reference segment."""
         return [self._words(r.texts) for r in references]
 
-    def counts(self, hyp: list[Words], ref: list[Words]) -> np.ndarray:
-        """Per segment ``[edit distance, correct, |hyp|, |ref|]`` against one reference."""
+    def counts(self, hyp: list[Words], ref: list[Words], per: bool = True) -> np.ndarray:
+        """Per segment ``[edit distance, correct, |hyp|, |ref|]`` against one reference
+        (``correct`` left 0 unless ``per``); both cached per (hypothesis, reference) pair."""
         if len(hyp) != len(ref):
             raise ValueError(f"{len(hyp)} hypothesis segments but {len(ref)} reference segments")
-        out = np.zeros((len(hyp), 4), dtype=np.int64)
-        cache = self._distance
-        for i, (h, r) in enumerate(zip(hyp, ref, strict=True)):
-            d = cache.get((h, r))
+        distances, corrects = [], []
+        dist_cache, correct_cache = self._distance, self._correct
+        for h, r in zip(hyp, ref, strict=True):
+            key = (h, r)
+            d = dist_cache.get(key)
             if d is None:
-                d = cache[(h, r)] = Levenshtein.distance(h, r)
-            out[i, 0] = d
-        out[:, 1] = np.asarray(self._texts.bags(hyp).minimum(self._texts.bags(ref)).sum(axis=1)).ravel()
+                d = dist_cache[key] = Levenshtein.distance(h, r)
+            distances.append(d)
+            if per:
+                c = correct_cache.get(key)
+                if c is None:
+                    bag_r = self._texts.bag(r)
+                    c = correct_cache[key] = sum(min(n, bag_r.get(w, 0))
+                                                 for w, n in self._texts.bag(h).items())
+                corrects.append(c)
+        out = np.zeros((len(hyp), 4), dtype=np.int64)
+        out[:, 0] = distances
+        if per:
+            out[:, 1] = corrects
         out[:, 2] = [len(h) for h in hyp]
         out[:, 3] = [len(r) for r in ref]
         return out
@@ -147,7 +158,8 @@ class ErrorRates(MetricFamily):
               variants: Sequence[str]) -> dict[str, ScoreSet]:
         """Per reference scores, then the maximum over references for system and each segment."""
         hyp = self._words(hypothesis.texts)
-        per_ref = [self.positive_scores(self.counts(hyp, ref)) for ref in prepared]
+        per = any(v.endswith("PER") for v in variants)
+        per_ref = [self.positive_scores(self.counts(hyp, ref, per)) for ref in prepared]
         result = {}
         for variant in variants:
             base, sign = (variant[1:], -1.0) if variant.startswith("-") else (variant, 1.0)
