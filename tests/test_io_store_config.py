@@ -1,0 +1,108 @@
+"""Unit tests: readers, IQ-XML store, config validation, set parsing."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import ROOT
+
+from mteval.errors import ConfigError, InputError
+from mteval.io.corpus import DocumentIndex
+from mteval.io.plain import read_plain
+from mteval.io.readers import check_aligned, read_text
+from mteval.metrics.base import ScoreSet
+from mteval.pipeline.config import load
+from mteval.pipeline.sets import parse_segments
+from mteval.store.cache import ScoreCache
+from mteval.store.iqxml import parse
+
+
+def test_plain_reader_crlf_and_no_final_newline(tmp_path: Path) -> None:
+    path = tmp_path / "x.txt"
+    path.write_bytes(b"one\r\ntwo\r\n\r\nlast")
+    text = read_plain(path, "x")
+    assert text.segments == ("one", "two", "", "last")
+    assert text.documents.documents == ("UNKNOWN_DOC",)
+
+
+def test_sgml_documents_and_sysid() -> None:
+    sgml = ROOT / "data" / "wmt21-ruen-sample" / "sgml" / "refs.en.sgm"
+    ref_b = read_text(sgml, "B", sysid="B")
+    plain_b = read_plain(ROOT / "data" / "wmt21-ruen-sample" / "refs" / "B.en", "B")
+    assert ref_b.segments == plain_b.segments
+    assert len(ref_b.documents.documents) == 10
+    check_aligned([plain_b, ref_b])  # plain text aligns with any documents
+    with pytest.raises(InputError, match="no sysid 'C'"):
+        read_text(sgml, "C", sysid="C")
+
+
+def test_documents_must_align(tmp_path: Path) -> None:
+    a = tmp_path / "a.sgm"
+    b = tmp_path / "b.sgm"
+    a.write_text('<tstset>\n<doc docid="d1" sysid="a">\n<seg id="1">x</seg>\n<seg id="2">y</seg>\n</doc>\n</tstset>\n')
+    b.write_text('<tstset>\n<doc docid="d1" sysid="b">\n<seg id="1">x</seg>\n</doc>\n<doc docid="d2" sysid="b">\n'
+                 '<seg id="1">y</seg>\n</doc>\n</tstset>\n')
+    with pytest.raises(InputError, match="segment 2 is in document 'd2'"):
+        check_aligned([read_text(a, "a"), read_text(b, "b")])
+
+
+def test_store_round_trip_full_precision(tmp_path: Path) -> None:
+    cache = ScoreCache(tmp_path)
+    docs = DocumentIndex(("d1", "d1", "d2"))
+    scores = ScoreSet(1 / 3, {"d1": 0.1 + 0.2, "d2": 2.0}, np.array([1 / 7, np.nan, 1e-17]))
+    cache.save("S", "A_B", "ROUGE-S*", scores, docs.doc_ids, "sig", "digest")
+    back = cache.load("S", "A_B", "ROUGE-S*", 3)
+    assert back.system == 1 / 3 and back.documents == {"d1": 0.1 + 0.2, "d2": 2.0}
+    assert back.segments[0] == 1 / 7 and np.isnan(back.segments[1]) and back.segments[2] == 1e-17
+    assert cache.is_current("S", "A_B", "ROUGE-S*", "sig", "digest")
+    assert not cache.is_current("S", "A_B", "ROUGE-S*", "sig2", "digest")
+    assert cache.available() == [("S", "A_B", "ROUGE-S*")]
+
+
+def test_reads_asiya_gzip_report(tmp_path: Path) -> None:
+    folder = tmp_path / "google.txt" / "ref.txt"
+    folder.mkdir(parents=True)
+    xml = ('<?xml version="1.0"?>\n<!DOCTYPE REPORT SYSTEM "asiya.dtd" []>\n<REPORT hyp="google.txt" '
+           'metric="BLEU-4" n_docs="1" n_segments="3" ref="ref.txt" score="0.48250000">\n'
+           '<DOC id="UNKNOWN_DOC" n="1" n_segments="3" score="0.42813333">\n<S n="1">0.21040000</S>\n'
+           '<S n="2">1.00000000</S>\n<S n="3">0.07400000</S>\n</DOC>\n</REPORT>\n')
+    (folder / "BLEU-4.xml.gz").write_bytes(gzip.compress(xml.encode()))
+    scores = ScoreCache(tmp_path).load("google.txt", "ref.txt", "BLEU-4")
+    assert scores.system == 0.4825 and list(scores.segments) == [0.2104, 1.0, 0.074]
+    assert parse(folder / "BLEU-4.xml.gz").target == "google.txt"
+
+
+def test_segment_ranges() -> None:
+    assert parse_segments("1-3, 10, 50..52", 100) == [1, 2, 3, 10, 50, 51, 52]
+    with pytest.raises(ConfigError, match="outside 1-100"):
+        parse_segments("99-101", 100)
+    with pytest.raises(ConfigError, match="not a segment number"):
+        parse_segments("1-x", 100)
+
+
+def test_config_family_selection_and_paths(tmp_path: Path) -> None:
+    config = tmp_path / "sub" / "e.yaml"
+    config.parent.mkdir()
+    config.write_text("references: {A: ../a.txt}\nsystems: {S: s.txt}\nmetrics: [BLEU, {NIST: [NIST-2]}, "
+                      "{BLEU: all}]\n")
+    experiment = load(config)
+    assert experiment.references[0].path == tmp_path / "a.txt"
+    assert experiment.metrics[:3] == ("BLEU", "NIST-2", "BLEU-1")
+    assert experiment.cache == tmp_path / "sub" / "e-cache"
+
+
+def test_config_rejects_underscore_in_reference_names(tmp_path: Path) -> None:
+    config = tmp_path / "e.yaml"
+    config.write_text("references: {ref_1: a.txt}\nsystems: {S: s.txt}\nmetrics: [BLEU]\n")
+    with pytest.raises(ConfigError, match="may not contain '_'"):
+        load(config)
+
+
+def test_legacy_config() -> None:
+    experiment = load(ROOT / "configs" / "legacy.config")
+    assert experiment.reference_names == ("A.de", "C.de", "D.de")
+    assert experiment.metrics == ("BLEU-4", "BLEUi-2", "NIST-5")
+    assert experiment.sets["some_segs"] == "1-3, 10, 50-60"
