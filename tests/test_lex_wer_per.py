@@ -127,3 +127,15 @@ def test_wer_matches_jiwer(rows: list[tuple[str, str]]) -> None:
     ours = _ours(hyps, [refs])
     assert ours["WER"].system == pytest.approx(jiwer.wer(refs, hyps), abs=1e-12)
     np.testing.assert_allclose(ours["WER"].segments, [jiwer.wer(r, h) for h, r in rows], atol=1e-12)
+
+
+@pytest.mark.parametrize("family_name", ["chrF", "TER", "WER-PER", "GTM"])
+def test_bad_input_raises_input_error(family_name: str) -> None:
+    from mteval.errors import InputError
+    from mteval.metrics.registry import families
+    family = families()[family_name]()
+    with pytest.raises(InputError, match="no reference"):
+        family.prepare([])
+    prepared = family.prepare([Side("A", ["a b", "c"])])
+    with pytest.raises(InputError, match="h: 1 segments"):
+        family.score(Side("h", ["a"]), prepared, DocumentIndex.single(1), family.variants)

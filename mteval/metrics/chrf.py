@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
+from mteval.errors import InputError
 from mteval.metrics.base import MetricInfo, Side, StatsFamily
 from mteval.metrics.registry import register
 
@@ -154,6 +155,8 @@ class ChrF(StatsFamily):
 
     def prepare(self, references: Sequence[Side]) -> list[_Grams]:
         """N-gram matrices of each reference, references in name order (sacreBLEU's tie rule)."""
+        if not references:
+            raise InputError(f"{self.family}: no reference given")
         ordered = sorted(references, key=lambda r: r.name)
         return [self._vocab.grams(r.texts) for r in ordered]
 
@@ -166,7 +169,7 @@ class ChrF(StatsFamily):
                 for v, o in _ORDERS.items()}
         for ref in prepared:
             if len(ref.totals) != len(hyp.totals):
-                raise ValueError(f"{hypothesis.name}: {len(hyp.totals)} segments but the reference "
+                raise InputError(f"{hypothesis.name}: {len(hyp.totals)} segments but the reference "
                                  f"has {len(ref.totals)}")
             match = _matches(hyp, ref, sizes)
             hyp_counts = np.where(ref.totals > 0, hyp.totals, 0)

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
+from mteval.errors import InputError
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import MetricFamily, MetricInfo, ScoreSet, Side
 from mteval.metrics.registry import register
@@ -72,6 +73,7 @@ class _Texts:
         self.bags: dict[Words, Counter] = {}
 
     def __call__(self, text: str) -> Words:
+        """Word ids of one segment."""
         found = self.words.get(text)
         if found is None:
             found = tuple(self.ids.setdefault(w, len(self.ids)) for w in tokenize(text))
@@ -109,17 +111,20 @@ class ErrorRates(MetricFamily):
                           upper_bound=None, description=f"{variant} error rate")
 
     def _words(self, texts: Sequence[str]) -> list[Words]:
+        """Word ids of each segment (lower-cased first unless case-sensitive)."""
         return [self._texts(t if self.case_sensitive else t.lower()) for t in texts]
 
     def prepare(self, references: Sequence[Side]) -> list[list[Words]]:
         """Word ids of every reference segment."""
+        if not references:
+            raise InputError(f"{self.family}: no reference given")
         return [self._words(r.texts) for r in references]
 
     def counts(self, hyp: list[Words], ref: list[Words], per: bool = True) -> np.ndarray:
         """Per segment ``[edit distance, correct, |hyp|, |ref|]`` against one reference
         (``correct`` left 0 unless ``per``); both cached per (hypothesis, reference) pair."""
         if len(hyp) != len(ref):
-            raise ValueError(f"{len(hyp)} hypothesis segments but {len(ref)} reference segments")
+            raise InputError(f"{len(hyp)} hypothesis segments but {len(ref)} reference segments")
         distances, corrects = [], []
         dist_cache, correct_cache = self._distance, self._correct
         for h, r in zip(hyp, ref, strict=True):
@@ -158,6 +163,9 @@ class ErrorRates(MetricFamily):
               variants: Sequence[str]) -> dict[str, ScoreSet]:
         """Per reference scores, then the maximum over references for system and each segment."""
         hyp = self._words(hypothesis.texts)
+        for ref in prepared:
+            if len(ref) != len(hyp):
+                raise InputError(f"{hypothesis.name}: {len(hyp)} segments but a reference has {len(ref)}")
         per = any(v.endswith("PER") for v in variants)
         per_ref = [self.positive_scores(self.counts(hyp, ref, per)) for ref in prepared]
         result = {}

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from mteval.errors import InputError
 from mteval.metrics.base import MetricInfo, Side, StatsFamily
 from mteval.metrics.registry import register
 
@@ -118,6 +119,8 @@ class GTM(StatsFamily):
 
     def prepare(self, references: Sequence[Side]) -> list[list[Words]]:
         """Tokens of each reference, references in name order (the multi-reference tie rule)."""
+        if not references:
+            raise InputError(f"{self.family}: no reference given")
         return [[self.tokens(t) for t in r.texts] for r in sorted(references, key=lambda r: r.name)]
 
     def segment_stats(self, hypothesis: Side, prepared: list[list[Words]]) -> np.ndarray:
@@ -127,7 +130,7 @@ class GTM(StatsFamily):
         best = np.full((n, len(EXPONENTS)), -1.0)
         for ref in prepared:
             if len(ref) != n:
-                raise ValueError(f"{hypothesis.name}: {n} segments but a reference has {len(ref)}")
+                raise InputError(f"{hypothesis.name}: {n} segments but a reference has {len(ref)}")
             for i, text in enumerate(hypothesis.texts):
                 hyp = self.tokens(text)
                 size = len(hyp) + len(ref[i])

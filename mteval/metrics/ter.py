@@ -23,12 +23,13 @@ repeated segments are computed once.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
+from mteval.errors import InputError
 from mteval.metrics.base import MetricInfo, Side, StatsFamily
 from mteval.metrics.registry import register
 
@@ -168,7 +169,7 @@ def _shift(words: Words, start: int, length: int, target: int) -> Words:
             + words[length + target:])
 
 
-def _matching_blocks(hyp: Words, ref: Words):
+def _matching_blocks(hyp: Words, ref: Words) -> Iterator[tuple[int, int, int]]:
     """(hyp start, ref start, length) of equal word blocks, tercom's shift candidates, in its order."""
     n_h, n_r = len(hyp), len(ref)
     for sh in range(n_h):
@@ -247,6 +248,7 @@ class _Tokens:
         self.cache: dict[str, Words] = {}
 
     def __call__(self, text: str) -> Words:
+        """Word ids of one segment (tercom tokenisation without normalisation: whitespace split)."""
         words = self.cache.get(text)
         if words is None:
             tokens = (text.lower() if self.lowercase else text).split()
@@ -277,6 +279,8 @@ class TER(StatsFamily):
 
     def prepare(self, references: Sequence[Side]) -> list[list[Words]]:
         """Word ids of every reference segment."""
+        if not references:
+            raise InputError(f"{self.family}: no reference given")
         return [[self._tokens(t) for t in r.texts] for r in references]
 
     def edits(self, hyp: Words, ref: Words) -> int:
@@ -292,7 +296,7 @@ class TER(StatsFamily):
         stats = np.zeros((len(hypothesis.texts), 2), dtype=np.float64)
         for ref in prepared:
             if len(ref) != len(hypothesis.texts):
-                raise ValueError(f"{hypothesis.name}: {len(hypothesis.texts)} segments but a reference "
+                raise InputError(f"{hypothesis.name}: {len(hypothesis.texts)} segments but a reference "
                                  f"has {len(ref)}")
         for i, text in enumerate(hypothesis.texts):
             hyp = self._tokens(text)
