@@ -142,3 +142,10 @@ def test_acet_80_tokens_fast() -> None:
 def test_one_sweep_over_a_forest_equals_separate_sweeps(a: tuple, b: tuple, c: tuple) -> None:
     t1, t2, t3 = (tree_from_parents(*x) for x in (a, b, c))
     assert acet_many(t1, [t2, t3, t1]) == [acet(t1, t2), acet(t1, t3), acet(t1, t1)]
+
+
+def test_repeated_words_can_push_precision_over_one() -> None:
+    """Reference a -> (b, b), hypothesis a -> b: ACET(r,h) = 3, ACET(h,h) = 2, ACET(r,r) = 6
+    (docs/cesm-hybridization.md): P = 1.5, R = 0.5, F1 = 0.75."""
+    ref, hyp = tree_from_parents([0, 1, 1], [-1, 0, 0]), tree_from_parents([0, 1], [-1, 0])
+    assert acet(ref, hyp)[0] == 3 and acet(hyp, hyp)[0] == 2 and acet(ref, ref)[0] == 6
