@@ -144,3 +144,20 @@ metrics: [BLEU]
     assert run("iqsetup", "-q", str(config)).returncode == 0
     result = run("iqeval", "-doOQ", "-G", "doc", "--tsv", str(config))
     assert len(tsv(result.stdout)) == 148
+
+
+def test_try_scores_a_new_system_only(experiment: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "again.txt"
+    shutil.copy(ROOT / "data" / "wmt21-ende-sample" / "sys" / "UEdin.de", copy)
+    cache = experiment.parent / "cache"
+    before = {p: p.stat().st_mtime_ns for p in cache.rglob("*.xml")}
+    tried = run("iqeval", "-TRYall", str(copy), "--tsv", str(experiment))
+    assert tried.returncode == 0, tried.stderr
+    assert all(p.stat().st_mtime_ns == t for p, t in before.items())  # nothing else recomputed
+    assert {p.parts[-3] for p in cache.rglob("*.xml")} - {p.parts[-3] for p in before} == {"again"}
+    original = run("iqeval", "-doOQ", "-doQUEEN", "-S", "UEdin", "--tsv", str(experiment))
+    ours = {(r["metric"], r["score"]) for r in tsv(tried.stdout)}
+    theirs = {(r["metric"], r["score"]) for r in tsv(original.stdout)}
+    assert ours == theirs and any(m == "QUEEN" for m, _ in ours)
+    clash = run("iqeval", "-TRY", str(copy), "--try-name", "UEdin", str(experiment))
+    assert clash.returncode == 2 and "already a system" in clash.stderr

@@ -9,6 +9,7 @@ Examples::
     iqeval -doQUEEN -doKING -G seg -M some_metrics configs/example.yaml
     iqeval -optimizeKING --exhaustive -TT configs/example.yaml
     iqeval -assessments data/wmt21-ende-sample/human/mqm.tsv -G seg --tsv configs/example.yaml
+    iqeval -TRYall new_system.txt configs/example.yaml   # score one new output, computing only its files
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 from mteval.cli import output
 from mteval.cli.common import run_command
 from mteval.errors import MtevalError
-from mteval.pipeline import correlate, evaluate, qarla_report
+from mteval.pipeline import correlate, evaluate, qarla_report, trial
 from mteval.pipeline.config import Experiment, load
 from mteval.pipeline.texts import load_texts
 from mteval.store.cache import ScoreCache
@@ -47,6 +48,11 @@ def build_parser() -> argparse.ArgumentParser:
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--tsv", action="store_true", help="tidy tab-separated records")
     fmt.add_argument("--json", action="store_true", help="records as a JSON list")
+    tries = p.add_mutually_exclusive_group()
+    tries.add_argument("-TRY", metavar="FILE", help="add a new system and compute its QUEEN")
+    tries.add_argument("-TRYoq", metavar="FILE", help="add a new system and compute its metrics outside QARLA")
+    tries.add_argument("-TRYall", metavar="FILE", help="add a new system and compute both")
+    p.add_argument("--try-name", help="name of the -TRY system (default: the file name without extension)")
     qarla_report.add_arguments(p)  # -doQUEEN -doKING -doJACK -optimizeKING -TT
     correlate.add_arguments(p)  # -assessments FILE and its options
     return p
@@ -79,12 +85,22 @@ def main(argv: list[str] | None = None) -> int:
 
     def body() -> int:
         chosen = [name for name in ACTIONS if getattr(args, name, False)]
+        tried = next(((flag, getattr(args, flag)) for flag in trial.TRY_ACTIONS if getattr(args, flag)), None)
+        if tried:
+            chosen += [a for a in trial.TRY_ACTIONS[tried[0]] if a not in chosen]
         if not chosen:
             raise MtevalError("no action given; use one of " + ", ".join(f"-{a}" for a in ACTIONS))
         experiment = load(args.config)
-        texts = load_texts(experiment)
+        systems = args.systems
+        if tried:
+            experiment = trial.with_trial_system(experiment, tried[1], args.try_name)
+            systems = experiment.systems[-1].name
+            texts, _ = trial.score_trial(experiment, systems)
+        else:
+            texts = load_texts(experiment)
         cache = ScoreCache(experiment.cache)
-        sel = evaluate.select(experiment, cache, len(texts), args.metrics, args.systems, args.references,
+        metrics = args.metrics if args.metrics or not tried else ",".join(experiment.metrics)
+        sel = evaluate.select(experiment, cache, len(texts), metrics, systems, args.references,
                               args.segments, args.level, args.doref)
         records = [r for name in chosen for r in ACTIONS[name](args, experiment, cache, sel, texts)]
         render(records, args)
