@@ -31,7 +31,7 @@ from abc import abstractmethod
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -86,7 +86,8 @@ def typed_bags(pairs: Iterable[tuple[str, Hashable]], ids: dict[Hashable, int] |
     for (t, _), c in counts.items():
         sizes[t] += c
     if ids is None:
-        return Typed(counts, {k: k[0] for k in counts}, sizes, {k: k[1] for k in counts})
+        return Typed(cast(Mapping[Hashable, int], counts), {k: k[0] for k in counts}, sizes,
+                     {k: k[1] for k in counts})
     keys = [ids.setdefault(k, len(ids)) for k in counts]
     return Typed(dict(zip(keys, counts.values())), {i: k[0] for i, k in zip(keys, counts)}, sizes,
                  {i: k[1] for i, k in zip(keys, counts)})
