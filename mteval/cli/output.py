@@ -48,9 +48,9 @@ def write_json(records: Sequence[Record], out: TextIO) -> None:
 
 def row_label(record: Record) -> str:
     """IQMT's row names: ``S0`` (sys), ``S0:doc`` (doc), ``S0:12`` (seg)."""
-    if record["level"] == "seg":
+    if record["level"] == "seg" and record.get("segment", "-") != "-":
         return f"{record['target']}:{record['segment']}"
-    if record["level"] == "doc":
+    if record["level"] == "doc" and record.get("doc", "-") != "-":
         return f"{record['target']}:{record['doc']}"
     return str(record["target"])
 
