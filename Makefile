@@ -3,7 +3,7 @@ PYTHON ?= python3
 PIP ?= $(PYTHON) -m pip
 CONFIG ?= configs/example.yaml
 
-.PHONY: install demo test lint bench clean models models-eval
+.PHONY: install demo demo-syntax test lint bench clean models models-eval
 
 install:
 	# torch first, pinned to the CPU build (a plain `torch` requirement pulls a multi-GB CUDA build)
@@ -12,7 +12,13 @@ install:
 
 demo: install
 	iqsetup $(CONFIG)
-	iqeval -doOQ -G sys -O 0 $(CONFIG)
+	iqeval -doOQ -doQUEEN -G sys -O 0 $(CONFIG)
+	iqeval -doKING -optimizeKING -G seg $(CONFIG)
+
+# syntactic metrics on the English sample (parses ~700 distinct sentences with the embedded models)
+demo-syntax: install
+	iqsetup configs/example-syntax.yaml
+	iqeval -doOQ -G sys -O 0 configs/example-syntax.yaml
 
 lint:
 	ruff check mteval tests bench
