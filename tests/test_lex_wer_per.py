@@ -9,6 +9,8 @@ Perl ``%.15g``, so values must agree to 1e-12. Also: the Asiya sample's recomput
 from __future__ import annotations
 
 import csv
+import gzip
+import re
 from collections import defaultdict
 from functools import cache
 
@@ -89,6 +91,11 @@ def test_asiya_sample_recomputed() -> None:
             assert scores[variant].system == pytest.approx(float(rows["-"]), abs=1e-12)
             np.testing.assert_allclose(scores[variant].segments, [float(rows[str(i)]) for i in (1, 2, 3)],
                                        rtol=0, atol=1e-12)
+            cached = SAMPLE / "scores" / f"{system}.txt" / "ref.txt" / f"{variant}.xml.gz"
+            if cached.exists():  # Asiya's document score: the mean of the segment scores
+                xml = gzip.open(cached).read().decode("utf-8")
+                doc = float(re.search(r'<DOC[^>]*\bscore="([^"]+)"', xml).group(1))
+                assert round(scores[variant].documents["UNKNOWN_DOC"], 8) == doc, (system, variant)
 
 
 def _ours(hyps: list[str], refs: list[list[str]]) -> dict:

@@ -16,6 +16,8 @@ Conventions, checked against Asiya's cached GTM values (``../shared/oracles/asiy
 * ``+s``/``+d``: GTM prints segment and document scores; a document's (and the system's) MMS is
   the **sum of its segments' MMS** and its lengths are the summed lengths, i.e. per-segment
   statistics ``[MMS_e, |hyp|, |ref|]`` summed before the F-measure (runs never cross segments);
+* document scores: Asiya stores the **mean of the document's segment scores** (its
+  ``Metrics::get_seg_doc_scores``; sample: google GTM-2 doc 0.51333086 vs system 0.53841814);
 * ties between equally long runs: the earliest candidate position, then the earliest reference
   position (not verified: the sample values do not depend on it);
 * multiple references (not verified, no oracle): per segment and variant, the statistics of the
@@ -30,7 +32,8 @@ from typing import Any
 import numpy as np
 
 from mteval.errors import InputError
-from mteval.metrics.base import MetricInfo, Side, StatsFamily
+from mteval.io.corpus import DocumentIndex
+from mteval.metrics.base import MetricInfo, ScoreSet, Side, StatsFamily, mean_score_set
 from mteval.metrics.registry import register
 
 EXPONENTS = (1, 2, 3)
@@ -140,6 +143,13 @@ class GTM(StatsFamily):
                         best[i, k] = f
                         stats[i, 3 * k:3 * k + 3] = (m, len(hyp), len(ref[i]))
         return stats
+
+    def score(self, hypothesis: Side, prepared: list[list[Words]], documents: DocumentIndex,
+              variants: Sequence[str]) -> dict[str, ScoreSet]:
+        """System and segment scores from statistics; documents as Asiya: mean of segment scores."""
+        scores = super().score(hypothesis, prepared, documents, variants)
+        return {v: ScoreSet(system=s.system, documents=mean_score_set(s.segments, documents).documents,
+                            segments=s.segments) for v, s in scores.items()}
 
     def scores_from_stats(self, stats: np.ndarray, variant: str) -> np.ndarray:
         """GTM-e F of each statistics row."""
