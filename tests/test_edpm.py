@@ -11,7 +11,7 @@ from mteval.annotate.model import ArcScores, Sentence, Word, parse_conllu
 from mteval.errors import ConfigError, InputError
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import Side
-from mteval.metrics.edpm import DPM, EDPM, make_bags, one_best_arc_labels, parse_combination
+from mteval.metrics.edpm import DPM, EDPM, DepBags, one_best_arcs, parse_combination
 
 # Figure 1: reference "the red cat ate", hypothesis "the cat stumbled"
 REF = """1\tthe\t_\tDT\t_\t_\t3\tdet\t_\t_
@@ -154,7 +154,11 @@ def test_bounds_and_expected_dl_sum(h: Sentence, r: Sentence, gamma: float) -> N
         assert -1e-12 <= ss.system <= 1 + 1e-12, v
     bags = fam._bags(hyp)[0]
     assert bags.dl.sum() == pytest.approx(len(h))  # expected dl counts sum to the length
-    one = make_bags([w.form for w in h.words], one_best_arc_labels(h, {}))
+    # the compact views agree with the dense (V, L, V) expectation
+    np.testing.assert_allclose(bags.dl, bags.dlh.sum(axis=2), atol=1e-12)
+    np.testing.assert_allclose(bags.lh, bags.dlh.sum(axis=0).T, atol=1e-12)
+    np.testing.assert_allclose(bags.dh, bags.dlh.sum(axis=1), atol=1e-12)
+    one = DepBags([w.form for w in h.words], one_best_arcs(h, {}))
     assert one.dlh.sum() == len(h)
     same = _score(EDPM(gamma=gamma), hyp, [_with_scores(Side("r", [h.text], [h]), 2.0)], ["EDPM"])
     assert same["EDPM"].system == pytest.approx(1.0)

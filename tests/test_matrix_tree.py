@@ -135,3 +135,16 @@ def test_split_segment_parts_are_independent_trees() -> None:
     np.testing.assert_allclose(whole[np.ix_([0, 1, 2, 3], [0, 1, 2, 3])], ea, atol=1e-6)
     np.testing.assert_allclose(whole[np.ix_([0, 4, 5], [0, 4, 5])], eb, atol=1e-6)
     assert abs(whole.sum() - 5) < 1e-9 and abs(whole[0].sum() - 2) < 1e-9
+
+
+def test_duplicate_kept_heads() -> None:
+    """Padded duplicate heads (as join_arc_scores writes) count once, with the later distribution."""
+    rng = np.random.default_rng(7)
+    s = _random_scores(4, 3, 3, rng)
+    heads = s.label_heads.copy()
+    heads[:, 2] = heads[:, 1]
+    logp = s.label_logp.copy()
+    logp[:, 2] = logp[:, 1]
+    dup = ArcScores(s.arcs, s.labels, heads, logp)
+    two = ArcScores(s.arcs, s.labels, heads[:, :2], logp[:, :2])
+    np.testing.assert_allclose(expected_arc_labels([dup], 0.7)[0], expected_arc_labels([two], 0.7)[0])

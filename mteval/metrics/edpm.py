@@ -36,7 +36,7 @@ from mteval.annotate.model import Sentence
 from mteval.errors import ConfigError, InputError
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import MetricInfo, ScoreSet, Side, StatsFamily, scores_from_stats_matrix
-from mteval.metrics.matrix_tree import expected_arc_labels
+from mteval.metrics.matrix_tree import ArcExpectation, expected_arcs
 from mteval.metrics.registry import register
 
 DECOMPOSITIONS: tuple[str, ...] = ("dlh", "dl", "lh", "dh", "1g", "2g")
@@ -69,18 +69,40 @@ def parse_combination(spec: str) -> Combination:
     return Combination("F" if match.group(1) == "F" else "muPR", parts)
 
 
-@dataclass(frozen=True)
 class DepBags:
-    """Dense (expected) counts of one sentence over its own word types (index 0 = ``<root>``)."""
+    """(Expected) counts of one sentence over its own word types (index 0 = ``<root>``).
 
-    types: dict[str, int]
-    dlh: np.ndarray      # (V, L, V): [dependent type, label, head type]
-    dl: np.ndarray       # (V, L)
-    lh: np.ndarray       # (L, V)
-    dh: np.ndarray       # (V, V)
-    unigrams: np.ndarray  # (V,)
-    bigrams: np.ndarray   # (V, V)
-    length: int
+    ``dl`` (V, L), ``lh`` (V, L) [head type, label], ``dh`` (V, V) [dependent, head], ``unigrams``
+    (V,), ``bigrams`` (V, V) are built at once; ``dlh`` (V, L, V) [dependent, label, head], the only
+    one dense in (n+1)² x L, only when a ``dlh`` variant asks for it.
+    """
+
+    def __init__(self, forms: Sequence[str], arcs: ArcExpectation) -> None:
+        self.types, pos = _types(forms)
+        self.length = n = len(forms)
+        self._order = np.argsort(pos, kind="stable")
+        self._starts = np.flatnonzero(np.r_[True, np.diff(pos[self._order]) != 0])
+        self._arcs = arcs
+        self._dlh: np.ndarray | None = None
+        self.dl = self._by_type(arcs.by_dependent(), 0)
+        self.lh = self._by_type(arcs.by_head(), 0)
+        self.dh = self._by_type(self._by_type(arcs.marg, 0), 1).T
+        v = len(self.types)
+        self.unigrams = np.bincount(pos[1:], minlength=v).astype(np.float64)
+        self.bigrams = np.zeros((v, v))
+        if n > 1:
+            np.add.at(self.bigrams, (pos[1:-1], pos[2:]), 1.0)
+
+    def _by_type(self, x: np.ndarray, axis: int) -> np.ndarray:
+        """Sums over the positions of each word type along ``axis``."""
+        return np.add.reduceat(np.take(x, self._order, axis=axis), self._starts, axis=axis)
+
+    @property
+    def dlh(self) -> np.ndarray:
+        if self._dlh is None:
+            by_type = self._by_type(self._by_type(self._arcs.dense(), 0), 1)  # [th, td, l]
+            self._dlh = by_type.transpose(1, 2, 0)
+        return self._dlh
 
 
 def _types(forms: Sequence[str]) -> tuple[dict[str, int], np.ndarray]:
@@ -90,61 +112,46 @@ def _types(forms: Sequence[str]) -> tuple[dict[str, int], np.ndarray]:
     return types, np.asarray(pos, dtype=np.intp)
 
 
-def _group_sum(x: np.ndarray, order: np.ndarray, starts: np.ndarray, axis: int) -> np.ndarray:
-    """Sums of ``x`` along ``axis`` over groups of positions (``order`` sorted by group)."""
-    return np.add.reduceat(np.take(x, order, axis=axis), starts, axis=axis)
-
-
-def make_bags(forms: Sequence[str], arc_labels: np.ndarray) -> DepBags:
-    """Bags of a sentence from its (expected) arc-label counts ``E[h, d, l]`` (positions 0..n)."""
-    types, pos = _types(forms)
-    n, v = len(forms), len(types)
-    order = np.argsort(pos, kind="stable")
-    starts = np.flatnonzero(np.r_[True, np.diff(pos[order]) != 0])
-    by_type = _group_sum(_group_sum(arc_labels, order, starts, 0), order, starts, 1)  # [th, td, l]
-    dlh = by_type.transpose(1, 2, 0)                                                  # [td, l, th]
-    unigrams = np.bincount(pos[1:], minlength=v).astype(np.float64)
-    bigrams = np.zeros((v, v))
-    if n > 1:
-        np.add.at(bigrams, (pos[1:-1], pos[2:]), 1.0)
-    return DepBags(types, dlh, dlh.sum(axis=2), dlh.sum(axis=0), dlh.sum(axis=1), unigrams, bigrams, n)
-
-
-def one_best_arc_labels(sentence: Sentence, labels: dict[str, int]) -> np.ndarray:
-    """One-hot ``E[h, d, l]`` of the annotated tree (the γ -> ∞ limit); grows ``labels``."""
+def one_best_arcs(sentence: Sentence, labels: dict[str, int]) -> ArcExpectation:
+    """The annotated tree as a (one-hot) :class:`ArcExpectation`, the γ -> ∞ limit; grows ``labels``."""
     n = len(sentence)
     lab = [labels.setdefault(w.deprel, len(labels)) for w in sentence.words]
-    counts = np.zeros((n + 1, n + 1, len(labels)))
-    if n:
-        heads = np.asarray(sentence.heads(), dtype=np.intp)
-        if heads.min() < 0 or heads.max() > n:
-            raise InputError(f"head out of range in parsed sentence {sentence.text!r}")
-        counts[heads, np.arange(1, n + 1), lab] = 1.0
-    return counts
+    heads = np.asarray(sentence.heads(), dtype=np.intp)
+    if n and (heads.min() < 0 or heads.max() > n):
+        raise InputError(f"head out of range in parsed sentence {sentence.text!r}")
+    marg = np.zeros((n + 1, n + 1))
+    marg[heads, np.arange(1, n + 1)] = 1.0
+    probs = np.zeros((n, 1, len(labels)))
+    probs[np.arange(n), 0, lab] = 1.0
+    return ArcExpectation(marg, heads[:, None], probs)
 
 
 def _match_one(h: np.ndarray, r: np.ndarray) -> float:
     return float(np.minimum(h, r).sum())
 
 
-def pair_stats(hyp: DepBags, ref: DepBags) -> np.ndarray:
-    """Matched, hypothesis and reference counts of every decomposition (a row of ``N_STATS``)."""
+def pair_stats(hyp: DepBags, ref: DepBags, parts: frozenset[str] = frozenset(DECOMPOSITIONS)) -> np.ndarray:
+    """Matched, hypothesis and reference counts of the decompositions in ``parts`` (a row of
+    ``N_STATS``; the columns of other decompositions stay 0)."""
     common = [t for t in hyp.types if t in ref.types]
     ih = np.asarray([hyp.types[t] for t in common], dtype=np.intp)
     ir = np.asarray([ref.types[t] for t in common], dtype=np.intp)
-    n_labels = min(hyp.dl.shape[1], ref.dl.shape[1])
-    matched = (
-        _match_one(hyp.dlh[ih][:, :n_labels][:, :, ih], ref.dlh[ir][:, :n_labels][:, :, ir]),
-        _match_one(hyp.dl[ih, :n_labels], ref.dl[ir, :n_labels]),
-        _match_one(hyp.lh[:n_labels][:, ih], ref.lh[:n_labels][:, ir]),
-        _match_one(hyp.dh[ih][:, ih], ref.dh[ir][:, ir]),
-        _match_one(hyp.unigrams[ih], ref.unigrams[ir]),
-        _match_one(hyp.bigrams[ih][:, ih], ref.bigrams[ir][:, ir]),
-    )
+    nl = min(hyp.dl.shape[1], ref.dl.shape[1])
+    match = {
+        "dlh": lambda: _match_one(hyp.dlh[ih][:, :nl][:, :, ih], ref.dlh[ir][:, :nl][:, :, ir]),
+        "dl": lambda: _match_one(hyp.dl[ih, :nl], ref.dl[ir, :nl]),
+        "lh": lambda: _match_one(hyp.lh[ih, :nl], ref.lh[ir, :nl]),
+        "dh": lambda: _match_one(hyp.dh[ih][:, ih], ref.dh[ir][:, ir]),
+        "1g": lambda: _match_one(hyp.unigrams[ih], ref.unigrams[ir]),
+        "2g": lambda: _match_one(hyp.bigrams[ih][:, ih], ref.bigrams[ir][:, ir]),
+    }
+    row = np.zeros(N_STATS)
     hn, rn = float(hyp.length), float(ref.length)
-    totals_h = (hn, hn, hn, hn, hn, max(hn - 1.0, 0.0))
-    totals_r = (rn, rn, rn, rn, rn, max(rn - 1.0, 0.0))
-    return np.asarray([x for k in range(6) for x in (matched[k], totals_h[k], totals_r[k])])
+    for k, d in enumerate(DECOMPOSITIONS):
+        if d in parts:
+            minus = 1.0 if d == "2g" else 0.0
+            row[3 * k: 3 * k + 3] = (match[d](), max(hn - minus, 0.0), max(rn - minus, 0.0))
+    return row
 
 
 def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -209,8 +216,8 @@ class _PairMatch(StatsFamily):
         forms = [w.form for w in sentence.words]
         return forms if self.case_sensitive else [f.lower() for f in forms]
 
-    def _arc_labels(self, sentences: Sequence[Sentence], side: str) -> list[np.ndarray]:
-        """(Expected) arc-label counts of each sentence, label axis in this family's label index."""
+    def _arcs(self, sentences: Sequence[Sentence], side: str) -> list[ArcExpectation]:
+        """(Expected) arcs of each sentence, label axis in this family's label index."""
         raise NotImplementedError
 
     def _bags(self, side: Side) -> list[DepBags]:
@@ -222,9 +229,9 @@ class _PairMatch(StatsFamily):
         for i, text in enumerate(side.texts):
             first.setdefault(text, i)
         unique = list(first.values())
-        arc_labels = self._arc_labels([side.sentences[i] for i in unique], side.name)
-        bags = {side.texts[i]: make_bags(self._forms(side.sentences[i]), e)
-                for i, e in zip(unique, arc_labels, strict=True)}
+        arcs = self._arcs([side.sentences[i] for i in unique], side.name)
+        bags = {side.texts[i]: DepBags(self._forms(side.sentences[i]), e)
+                for i, e in zip(unique, arcs, strict=True)}
         return [bags[t] for t in side.texts]
 
     def prepare(self, references: Sequence[Side]) -> list[list[DepBags]]:
@@ -238,8 +245,10 @@ class _PairMatch(StatsFamily):
                                  f"expected {n}")
         return [self._bags(ref) for ref in references]
 
-    def all_stats(self, hypothesis: Side, prepared: list[list[DepBags]]) -> np.ndarray:
-        """Statistics against every reference, shape ``(n_refs, n_segments, N_STATS)``."""
+    def all_stats(self, hypothesis: Side, prepared: list[list[DepBags]],
+                  parts: frozenset[str] = frozenset(DECOMPOSITIONS)) -> np.ndarray:
+        """Statistics (of the decompositions in ``parts``) against every reference, shape
+        ``(n_refs, n_segments, N_STATS)``."""
         if len(hypothesis) != len(prepared[0]):
             raise InputError(f"{self.family}: hypothesis {hypothesis.name!r} has {len(hypothesis)} "
                              f"segments, references have {len(prepared[0])}")
@@ -250,7 +259,7 @@ class _PairMatch(StatsFamily):
             for i, (h, g) in enumerate(zip(hyp, ref, strict=True)):
                 key = (id(h), id(g))
                 if key not in cache:
-                    cache[key] = pair_stats(h, g)
+                    cache[key] = pair_stats(h, g, parts)
                 out[r, i] = cache[key]
         return out
 
@@ -282,7 +291,8 @@ class _PairMatch(StatsFamily):
 
     def score(self, hypothesis: Side, prepared: Any, documents: DocumentIndex,
               variants: Sequence[str]) -> dict[str, ScoreSet]:
-        stats = self.all_stats(hypothesis, prepared)
+        parts = frozenset(p for v in variants for p in self._combos[v].parts)
+        stats = self.all_stats(hypothesis, prepared, parts)
         result: dict[str, ScoreSet] = {}
         for variant in variants:
             chosen = self.best_reference_stats(stats, variant)
@@ -303,8 +313,8 @@ class DPM(_PairMatch):
             raise ConfigError("DPM uses the 1-best tree (γ = ∞); use EDPM for a finite gamma")
         super().__init__(case_sensitive, **options)
 
-    def _arc_labels(self, sentences: Sequence[Sentence], side: str) -> list[np.ndarray]:
-        return [one_best_arc_labels(s, self._labels) for s in sentences]
+    def _arcs(self, sentences: Sequence[Sentence], side: str) -> list[ArcExpectation]:
+        return [one_best_arcs(s, self._labels) for s in sentences]
 
 
 def _gamma(value: Any) -> float:
@@ -331,23 +341,27 @@ class EDPM(_PairMatch):
         super().__init__(case_sensitive, **options)
         self.gamma = _gamma(options["gamma"])
 
-    def _arc_labels(self, sentences: Sequence[Sentence], side: str) -> list[np.ndarray]:
+    def _arcs(self, sentences: Sequence[Sentence], side: str) -> list[ArcExpectation]:
         if math.isinf(self.gamma):
-            return [one_best_arc_labels(s, self._labels) for s in sentences]
+            return [one_best_arcs(s, self._labels) for s in sentences]
         missing = [i for i, s in enumerate(sentences) if s.scores is None]
         if missing:
             raise InputError(f"EDPM: side {side!r} has no parser arc scores for {len(missing)} "
                              "segment(s); annotate with arc scores or use DPM")
-        for s in sentences:
-            for label in s.scores.labels:  # type: ignore[union-attr]
+        scores = [s.scores for s in sentences]
+        for sc in scores:
+            for label in sc.labels:  # type: ignore[union-attr]
                 self._labels.setdefault(label, len(self._labels))
-        expected = expected_arc_labels([s.scores for s in sentences], self.gamma)  # type: ignore[misc]
         out = []
-        for s, e in zip(sentences, expected, strict=True):
-            if e.shape[0] != len(s) + 1:
-                raise InputError(f"EDPM: arc scores of {s.text!r} cover {e.shape[0] - 1} words, "
+        for s, sc, e in zip(sentences, scores, expected_arcs(scores, self.gamma),  # type: ignore[arg-type]
+                            strict=True):
+            if e.marg.shape[0] != len(s) + 1:
+                raise InputError(f"EDPM: arc scores of {s.text!r} cover {e.marg.shape[0] - 1} words, "
                                  f"the parse has {len(s)}")
-            full = np.zeros(e.shape[:2] + (len(self._labels),))
-            full[..., [self._labels[lab] for lab in s.scores.labels]] = e  # type: ignore[union-attr]
-            out.append(full)
+            cols = [self._labels[lab] for lab in sc.labels]  # type: ignore[union-attr]
+            if cols != list(range(len(cols))):
+                probs = np.zeros(e.probs.shape[:2] + (len(self._labels),))
+                probs[..., cols] = e.probs
+                e = ArcExpectation(e.marg, e.heads, probs)
+            out.append(e)
         return out

@@ -24,6 +24,8 @@ inverses are batched per sentence length with numpy.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -202,14 +204,85 @@ def _logsumexp(x: np.ndarray, axis: int) -> np.ndarray:
         return np.log(np.exp(x - top).sum(axis=axis)) + np.squeeze(top, axis=axis)
 
 
-def _tempered(arcs: np.ndarray, label_lp: np.ndarray, gamma: float) -> tuple[np.ndarray, np.ndarray]:
-    """Label-summed arc potentials and tempered label distributions (batched)."""
-    scaled = gamma * label_lp
-    lse = _logsumexp(scaled, axis=-1)
+def _tempered(scores: ArcScores, gamma: float) -> tuple[np.ndarray, np.ndarray]:
+    """Label-summed arc potentials ``γ·s(h,d) + log Σ_l P(l|h,d)^γ`` (``(n+1, n+1)``) and the
+    tempered label distributions of each dependent's K kept heads (``(n, K, L)``).
+
+    Only K + 1 distinct label distributions exist per dependent (``ArcScores`` docstring), so the
+    normaliser is computed per (dependent, k) and broadcast, never over the dense (n+1)² x L grid.
+    """
+    n = scores.arcs.shape[0] - 1
+    scaled = gamma * np.asarray(scores.label_logp, dtype=np.float64)          # (n, K, L)
+    lse = _logsumexp(scaled, axis=-1)                                          # (n, K)
     with np.errstate(invalid="ignore"):
-        probs = np.exp(scaled - lse[..., None])
-    probs = np.nan_to_num(probs, nan=0.0)
-    return gamma * arcs + lse, probs
+        probs = np.nan_to_num(np.exp(scaled - lse[..., None]), nan=0.0)
+    arcs = gamma * np.asarray(scores.arcs, dtype=np.float64)
+    pot = arcs.copy()
+    if n == 0:
+        return pot, probs
+    deps = np.arange(1, n + 1)
+    pot[:, 1:] += lse[:, 0][None, :]
+    heads = np.asarray(scores.label_heads, dtype=np.intp)
+    for k in range(1, heads.shape[1]):  # later k win, as in label_logprobs
+        valid = (heads[:, k] >= 0) & (heads[:, k] <= n)
+        h, d = heads[valid, k], deps[valid]
+        pot[h, d] = arcs[h, d] + lse[valid, k]
+    return pot, probs
+
+
+@dataclass(frozen=True)
+class ArcExpectation:
+    """Expected arcs of one sentence, compactly: arc marginals μ[h, d] (``(n+1, n+1)``) and, per
+    dependent, the label distributions of its K kept heads (``heads`` ``(n, K)``, ``probs``
+    ``(n, K, L)``); any other head uses k = 0's distribution, and among repeated heads the last
+    k wins (as :func:`label_logprobs`). E[h -> d with label l] = μ[h, d] · P(l | h, d)."""
+
+    marg: np.ndarray
+    heads: np.ndarray
+    probs: np.ndarray
+
+    @cached_property
+    def _overrides(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """(heads, dependents, P_k − P_0) of every kept head k >= 1 that overrides k = 0."""
+        n, n_kept = self.heads.shape
+        deps = np.arange(1, n + 1)
+        out = []
+        for k in range(1, n_kept):
+            ok = (self.heads[:, k] >= 0) & (self.heads[:, k] <= n)
+            for later in range(k + 1, n_kept):
+                ok &= self.heads[:, later] != self.heads[:, k]
+            out.append((self.heads[ok, k], deps[ok], self.probs[ok, k] - self.probs[ok, 0]))
+        return out
+
+    def dense(self) -> np.ndarray:
+        """E[h, d, l], shape ``(n+1, n+1, L)``."""
+        n = self.marg.shape[0] - 1
+        base = np.zeros((n + 1, self.probs.shape[-1]))
+        base[1:] = self.probs[:, 0] if n else base[1:]
+        expected = self.marg[:, :, None] * base[None, :, :]
+        for h, d, delta in self._overrides:
+            expected[h, d, :] += self.marg[h, d][:, None] * delta
+        return expected
+
+    def by_dependent(self) -> np.ndarray:
+        """Σ_h E[h, d, l]: the expected label of every word, ``(n+1, L)`` (row 0 empty)."""
+        n = self.marg.shape[0] - 1
+        out = np.zeros((n + 1, self.probs.shape[-1]))
+        if n:
+            out[1:] = self.marg[:, 1:].sum(axis=0)[:, None] * self.probs[:, 0]
+        for h, d, delta in self._overrides:
+            out[d] += self.marg[h, d][:, None] * delta
+        return out
+
+    def by_head(self) -> np.ndarray:
+        """Σ_d E[h, d, l]: expected inbound labels of every head position, ``(n+1, L)``."""
+        n = self.marg.shape[0] - 1
+        if n == 0:
+            return np.zeros((1, self.probs.shape[-1]))
+        out = self.marg[:, 1:] @ self.probs[:, 0]
+        for h, d, delta in self._overrides:
+            np.add.at(out, h, self.marg[h, d][:, None] * delta)
+        return out
 
 
 def blocks(arcs: np.ndarray) -> list[np.ndarray]:
@@ -226,28 +299,31 @@ def blocks(arcs: np.ndarray) -> list[np.ndarray]:
     return [np.flatnonzero(comp == c) + 1 for c in np.unique(comp)]
 
 
-def expected_arc_labels(batch: Sequence[ArcScores], gamma: float) -> list[np.ndarray]:
-    """E[count of arc h -> d with label l] for every sentence: ``(n+1, n+1, L)`` each.
+def expected_arcs(batch: Sequence[ArcScores], gamma: float) -> list[ArcExpectation]:
+    """Exact expected arcs and labels of every sentence under the γ-tempered parser scores.
 
     Each part (see :func:`blocks`) is an independent single-root tree; parts are grouped by
-    (length, label set) and their determinants/inverses batched. ``E.sum(axis=(0, 2))[1:]`` is all
-    ones: each word has exactly one head and one label.
+    length and their determinants/inverses batched. Every word has exactly one expected head and
+    label: ``marg[:, 1:].sum(axis=0)`` is all ones.
     """
     if gamma <= 0:
         raise ValueError(f"gamma must be > 0, got {gamma}")
-    dense = [label_logprobs(s) for s in batch]
-    out = [np.zeros(s.arcs.shape + (len(s.labels),)) for s in batch]
-    groups: dict[tuple[int, tuple[str, ...]], list[tuple[int, np.ndarray]]] = {}
+    tempered = [_tempered(s, gamma) for s in batch]
+    margs = [np.zeros(s.arcs.shape) for s in batch]
+    groups: dict[int, list[tuple[int, np.ndarray]]] = {}
     for i, s in enumerate(batch):
         for part in blocks(s.arcs):
             idx = np.concatenate([[0], part])
-            groups.setdefault((len(idx), s.labels), []).append((i, idx))
+            groups.setdefault(len(idx), []).append((i, idx))
     for members in groups.values():
-        arcs = np.stack([np.asarray(batch[i].arcs, dtype=np.float64)[np.ix_(idx, idx)]
-                         for i, idx in members])
-        label_lp = np.stack([dense[i][np.ix_(idx, idx)] for i, idx in members])
-        potentials, probs = _tempered(arcs, label_lp, gamma)
-        expected = arc_marginals(potentials)[..., None] * probs
+        pots = np.stack([tempered[i][0][np.ix_(idx, idx)] for i, idx in members])
+        marg = arc_marginals(pots)
         for j, (i, idx) in enumerate(members):
-            out[i][np.ix_(idx, idx)] = expected[j]
-    return out
+            margs[i][np.ix_(idx, idx)] = marg[j]
+    return [ArcExpectation(m, np.asarray(s.label_heads, dtype=np.intp), t[1])
+            for m, s, t in zip(margs, batch, tempered, strict=True)]
+
+
+def expected_arc_labels(batch: Sequence[ArcScores], gamma: float) -> list[np.ndarray]:
+    """Dense E[count of arc h -> d with label l], ``(n+1, n+1, L)`` per sentence."""
+    return [e.dense() for e in expected_arcs(batch, gamma)]
