@@ -17,6 +17,7 @@ from mteval.metrics.base import MetricFamily
 FAMILY_MODULES: tuple[str, ...] = (
     "mteval.metrics.bleu_nist",
     "mteval.metrics.rouge",
+    "mteval.metrics.meteor",
     "mteval.metrics.chrf",
     "mteval.metrics.ter",
     "mteval.metrics.error_rates",

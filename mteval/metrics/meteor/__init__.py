@@ -46,8 +46,8 @@ _WS = re.compile(r"[ \t\n\r\f]+")  # java.util.StringTokenizer's default delimit
 
 def meteor_tokens(text: str) -> tuple[str, ...]:
     """Meteor's words of one segment as Asiya writes it (trailing spaces stripped, empty -> ***EMPTY***)."""
-    line = text.rstrip()
-    if line.strip() == "":
+    line = text.rstrip(" \t\n\r\f\v")
+    if line.strip(" \t\n\r\f\v") == "":
         line = EMPTY_ITEM
     return tuple(t for t in _WS.split(line) if t)
 

@@ -52,7 +52,7 @@ class Stage:
             self.cover2[m.start + k] += 1
 
 
-class Path:
+class PartialPath:
     """A partial alignment of the beam search (Meteor's ``PartialAlignment``)."""
 
     __slots__ = ("matches", "used1", "used2", "m1", "m2", "chunks", "idx", "last_end", "distance")
@@ -68,9 +68,9 @@ class Path:
         self.last_end = -1
         self.distance = 0
 
-    def copy(self) -> Path:
+    def copy(self) -> PartialPath:
         """A new path with the same state (``new PartialAlignment(path)``)."""
-        p = Path.__new__(Path)
+        p = PartialPath.__new__(PartialPath)
         p.matches, p.used1, p.used2 = self.matches[:], self.used1[:], self.used2[:]
         p.m1, p.m2, p.chunks, p.idx = self.m1, self.m2, self.chunks, self.idx
         p.last_end, p.distance = self.last_end, self.distance
@@ -97,14 +97,14 @@ class Path:
         self.last_end = m.match_start + m.match_length
 
 
-def _rank(p: Path) -> tuple[int, int, int]:
+def _rank(p: PartialPath) -> tuple[int, int, int]:
     """Meteor's ``PARTIAL_COMPARE_TOTAL``: more matches, then fewer chunks, then less distance."""
     return (-(p.m1 + p.m2), p.chunks, p.distance)
 
 
-def definite_path(stage: Stage) -> Path:
+def definite_path(stage: Stage) -> PartialPath:
     """The start path: every one-to-one, non-overlapping candidate is fixed."""
-    path = Path(len(stage.hyp), len(stage.ref))
+    path = PartialPath(len(stage.hyp), len(stage.ref))
     for j, cands in enumerate(stage.matches):
         if len(cands) != 1:
             continue
@@ -116,7 +116,7 @@ def definite_path(stage: Stage) -> Path:
     return path
 
 
-def _advance(path: Path, current: int, cands: list[Match], out: list[Path]) -> None:
+def _advance(path: PartialPath, current: int, cands: list[Match], out: list[PartialPath]) -> None:
     """One beam step for one path at reference position ``current`` (Meteor's ``resolve`` body)."""
     if path.used2[current]:
         if current < path.idx:
@@ -144,7 +144,7 @@ def _advance(path: Path, current: int, cands: list[Match], out: list[Path]) -> N
     out.append(path)
 
 
-def resolve(stage: Stage, start: Path, beam: int = BEAM_SIZE) -> Path:
+def resolve(stage: Stage, start: PartialPath, beam: int = BEAM_SIZE) -> PartialPath:
     """Beam search for the best alignment, left to right over reference positions."""
     next_paths = [start]
     n = len(stage.matches)
