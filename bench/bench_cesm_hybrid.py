@@ -8,6 +8,10 @@ segment's own tokens (a regex split, so sizes and word repetitions are real) on 
 dependency-like tree with short arcs; the output says so. Hybridization needs real parses (it
 projects phrase structure from them) and is skipped then. ``MTEVAL_BENCH_SEGMENTS=N`` limits
 every file to its first N segments. Exits 0; needs ../shared (skips without it).
+
+``--study`` adds the correlation study of docs/cesm-hybridization.md (segment- and system-level
+correlation with WMT21 DA of CESM, and of BLEU/NIST/ROUGE/chrF with the original references A+B
+vs A+B plus hybridized ones; ``MTEVAL_STUDY_CAP``, default 30, caps the hybrids per segment).
 """
 
 from __future__ import annotations
@@ -152,6 +156,81 @@ def bench_hybrid(parsed: dict, refs: dict[str, list[str]]) -> str:
     return table(rows)
 
 
+def human_scores(systems: list[str]) -> tuple[dict[tuple[str, int], float], dict[str, float]]:
+    """WMT21 DA z-scores: per (system, 0-based line) and per system (official Z.SCR)."""
+    seg = {}
+    for row in (DATA / "human" / "da_seg_scores.by_line.tsv").read_text().splitlines()[1:]:
+        f = row.split("\t")
+        seg[(f[0], int(f[3]) - 1)] = float(f[7])
+    alias = {"Nemo": "NVIDIA-NeMo"}
+    sys_z = {}
+    for row in (DATA / "human" / "ad-sys-scores-ru-en.csv").read_text().splitlines()[1:]:
+        f = row.split()
+        name = f[3].rsplit(".", 1)[0]
+        sys_z[alias.get(name, name)] = float(f[1])
+    return seg, {k: v for k, v in sys_z.items() if k in systems}
+
+
+def correlations(scores: dict[str, np.ndarray], human: tuple[dict, dict]) -> tuple[float, float, float]:
+    """(segment Pearson, segment Kendall tau-b, system Pearson) against DA z (pooled segments)."""
+    from scipy.stats import kendalltau, pearsonr
+
+    seg, sys_z = human
+    keys = [(name, i) for name in scores for i in range(len(scores[name])) if (name, i) in seg]
+    metric = np.array([scores[n][i] for n, i in keys])
+    gold = np.array([seg[k] for k in keys])
+    names = sorted(sys_z)
+    system = [float(np.mean(scores[n])) for n in names]
+    return (float(pearsonr(metric, gold)[0]), float(kendalltau(metric, gold)[0]),
+            float(pearsonr(system, [sys_z[n] for n in names])[0]))
+
+
+def extended_sides(result: object, names: list[str]) -> list:
+    """Reference Sides from a hybridization: column k = k-th reference of each segment (the
+    first reference where a segment has fewer), as written by write_extended_references."""
+    from mteval.metrics.base import Side
+
+    width = max(len(s.references) for s in result.segments)
+    cols = [[s.references[k] if k < len(s.references) else s.references[0] for s in result.segments]
+            for k in range(width)]
+    return [Side(names[k] if k < len(names) else f"hyb.{k + 1}", col) for k, col in enumerate(cols)]
+
+
+def study(refs: dict[str, list[str]], systems: dict[str, list[str]], parsed: dict, cap: int) -> None:
+    """Segment- and system-level correlation with WMT21 DA: CESM variants (refs A+B), and
+    lexical metrics with original (A+B) vs hybridized (A+B+hyb) references."""
+    from mteval.annotate.layers.phrase import project
+    from mteval.hybridize import hybridize
+    from mteval.io.corpus import DocumentIndex
+    from mteval.metrics import registry
+    from mteval.metrics.base import Side
+    from mteval.metrics.cesm import CesmFamily
+
+    human = human_scores(list(systems))
+    n = len(next(iter(refs.values())))
+    docs = DocumentIndex.single(n)
+    rows = [["metric", "references", "seg Pearson", "seg Kendall", "sys Pearson", "seconds"]]
+    family = CesmFamily()
+    prepared = family.prepare([Side(k, refs[k], parsed[k]) for k in refs])
+    per = {name: family.segment_scores(Side(name, t, parsed[name]), prepared) for name, t in systems.items()}
+    for v in family.variants:
+        rows.append([v, "A+B", *(f"{c:.4f}" for c in correlations({k: per[k][v] for k in per}, human)), ""])
+    result = hybridize([parsed[k] for k in refs], project, cap=cap)
+    ref_sets = {"A+B": [Side(k, refs[k]) for k in refs], f"A+B+hyb(cap {cap})": extended_sides(result, list(refs))}
+    for variant in ("BLEU", "NIST", "ROUGE-L", "ROUGE-SU*", "chrF"):
+        fam = registry.families()[registry.family_of(variant)]()
+        for label, sides in ref_sets.items():
+            t0 = time.perf_counter()
+            prep = fam.prepare(sides)
+            got = {name: fam.score(Side(name, t), prep, docs, [variant])[variant].segments
+                   for name, t in systems.items()}
+            rows.append([variant, label, *(f"{c:.4f}" for c in correlations(got, human)),
+                         f"{time.perf_counter() - t0:.1f}"])
+    print(f"Study: WMT21 ru-en DA (z), {len(human[0])} segment judgements, {len(human[1])} systems; "
+          f"{sum(s.n_generated for s in result.segments) / n:.1f} hybrid references per segment")
+    print(table(rows))
+
+
 def table(rows: list[list[str]]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows)
@@ -171,8 +250,10 @@ def main() -> int:
     print(bench_long(parsed))
     if source.startswith("SYNTHETIC"):
         print("hybridization: skipped (needs real parses)")
-    else:
-        print(bench_hybrid(parsed, refs))
+        return 0
+    print(bench_hybrid(parsed, refs))
+    if "--study" in sys.argv:
+        study(refs, systems, parsed, cap=int(os.environ.get("MTEVAL_STUDY_CAP", "30")))
     return 0
 
 
