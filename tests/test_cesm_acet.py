@@ -8,6 +8,7 @@ import time
 from collections import Counter
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -149,3 +150,12 @@ def test_repeated_words_can_push_precision_over_one() -> None:
     (docs/cesm-hybridization.md): P = 1.5, R = 0.5, F1 = 0.75."""
     ref, hyp = tree_from_parents([0, 1, 1], [-1, 0, 0]), tree_from_parents([0, 1], [-1, 0])
     assert acet(ref, hyp)[0] == 3 and acet(hyp, hyp)[0] == 2 and acet(ref, ref)[0] == 6
+
+
+def test_large_forest_falls_back_to_separate_sweeps(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mteval.metrics import cesm
+
+    monkeypatch.setattr(cesm, "MAX_CELLS", 0)
+    t1 = tree_from_parents([0, 1, 1, 2], [-1, 0, 0, 1])
+    t2 = tree_from_parents([0, 1, 2], [-1, 0, 1])
+    assert acet_many(t1, [t1, t2]) == [acet(t1, t1), acet(t1, t2)]

@@ -137,10 +137,13 @@ def acet_many(t1: OrderedTree, others: Sequence[OrderedTree]) -> list[tuple[floa
     """:func:`acet` of ``t1`` with each of ``others``, in one sweep over ``t1`` when the DP is
     small enough (the C(u, v) of different trees do not interact)."""
     sizes = [len(t) for t in others]
-    cells = len(t1) * len(t1) * max(sizes, default=0) * sum(sizes)
-    if len(others) < 2 or cells > MAX_CELLS * 4:
+    if len(others) < 2:
         return [acet(t1, t) for t in others]
-    table = acet_table(t1, forest(others))
+    joined = forest(others)
+    blocks = len(_blocks(t1, joined)[0])
+    if blocks * (len(t1) + 1) * max(sizes) > MAX_CELLS:
+        return [acet(t1, t) for t in others]
+    table = acet_table(t1, joined)
     out, start = [], 0
     for n in sizes:
         block = table[:, start:start + n]
@@ -182,7 +185,7 @@ def _acet_sweep(t1: OrderedTree, t2: OrderedTree, dtype: Any) -> np.ndarray:
     for b, u in enumerate(bu.tolist()):
         starts[u].append(b)
     # only rows p with a label match change G; slot[r] = stored row of the next such p >= r
-    has_match = match.any(axis=1)
+    has_match = np.asarray(match.any(axis=1))
     slot = np.cumsum(has_match[::-1])[::-1]  # slots numbered from the end; 0 = all ones
     slot = np.append(slot, 0)
     grid = np.ones((len(bu), int(slot[0]) + 1, width), dtype=dtype)
