@@ -5,6 +5,7 @@ Examples::
     mteval metrics                      # every registered family and its variants
     mteval models info en               # which Stanza models an experiment in English would use
     mteval models download en           # Stanza's official models (needs internet)
+    mteval hybridize configs/example-syntax.yaml --out hyb/   # write extended references + Table 5
 """
 
 from __future__ import annotations
@@ -25,7 +26,41 @@ def build_parser() -> argparse.ArgumentParser:
     models.add_argument("language", nargs="?", default="en")
     models.add_argument("--processors", help="comma-separated Stanza processors")
     models.add_argument("--dir", help="download folder (default: Stanza's resources folder)")
+    hyb = commands.add_parser("hybridize", help="write syntactically hybridized references (Wang et al. 2009)")
+    hyb.add_argument("config", help="experiment file with a 'hybridize' section (or give --references)")
+    hyb.add_argument("--out", help="output folder (default: CACHE/.hybrid)")
+    hyb.add_argument("--cap", type=int, help="override the cap on new references per segment")
+    hyb.add_argument("--references", help="comma-separated references to hybridize (default: the config's)")
     return parser
+
+
+def hybridize(args: argparse.Namespace) -> int:
+    """Write the extended references as files and print the paper's Table 5 statistics."""
+    import dataclasses
+    from pathlib import Path
+
+    from mteval.hybridize.stats import table5
+    from mteval.pipeline import hybrid
+    from mteval.pipeline.annotation import AnnotationProvider
+    from mteval.pipeline.config import load
+    from mteval.pipeline.texts import load_texts
+
+    experiment = load(args.config)
+    options = dict(experiment.hybridize or {})
+    if args.cap is not None:
+        options["cap"] = args.cap
+    if args.references:
+        options["references"] = [r.strip() for r in args.references.split(",")]
+    spec = hybrid.spec_of(dataclasses.replace(experiment, hybridize=options))
+    assert spec is not None
+    texts = load_texts(experiment)
+    provider = AnnotationProvider(experiment, {r: texts.text(r).segments for r in spec.references})
+    out = Path(args.out) if args.out else experiment.cache / ".hybrid"
+    generated, result = hybrid.build(spec, provider, out)
+    print(f"wrote {len(generated)} reference files {spec.name}.1..{spec.name}.{len(generated)} to {out}")
+    for name, value in table5(result).rows():
+        print(f"{name:<34} {value}")
+    return 0
 
 
 def list_metrics() -> int:
@@ -58,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "metrics":
         return run_command("mteval", list_metrics)
+    if args.command == "hybridize":
+        return run_command("mteval", lambda: hybridize(args))
     return run_command("mteval", lambda: models(args))
 
 

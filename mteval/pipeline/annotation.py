@@ -9,7 +9,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from mteval.errors import ConfigError
 from mteval.pipeline.config import Experiment
+
+# experiment keys under 'annotation:' (passed to mteval.annotate.annotator.Annotator)
+ANNOTATION_KEYS = {"cache", "model_paths", "processors", "workers", "max_words", "batch_size"}
 
 
 class AnnotationProvider:
@@ -17,10 +21,10 @@ class AnnotationProvider:
 
     def __init__(self, experiment: Experiment, texts: dict[str, Sequence[str]]) -> None:
         self.experiment = experiment
-        self.texts = texts
+        self.texts = dict(texts)
         self._annotator: Any = None
-        self._sentences: dict[str, Any] | None = None
-        self._scores: dict[str, Any] | None = None
+        self._sentences: dict[str, Any] = {}
+        self._scores: dict[str, Any] = {}
 
     @property
     def annotator(self) -> Any:
@@ -28,28 +32,36 @@ class AnnotationProvider:
             from mteval.annotate.annotator import Annotator  # heavy: stanza/torch
 
             options = dict(self.experiment.annotation)
+            unknown = set(options) - ANNOTATION_KEYS
+            if unknown:
+                raise ConfigError(f"key 'annotation': unknown keys {sorted(unknown)}; allowed: "
+                                  f"{', '.join(sorted(ANNOTATION_KEYS))}", self.experiment.config_path)
             cache_dir = Path(options.pop("cache", self.experiment.cache / ".annotation"))
             self._annotator = Annotator(cache_dir, language=self.experiment.language, **options)
         return self._annotator
 
-    def _distinct(self) -> list[str]:
-        return list(dict.fromkeys(s for segs in self.texts.values() for s in segs))
+    def add_text(self, name: str, segments: Sequence[str]) -> None:
+        """Make one more text available (e.g. generated references); annotated on demand."""
+        self.texts[name] = segments
+
+    def _missing(self, table: dict[str, Any]) -> list[str]:
+        return [s for s in dict.fromkeys(s for segs in self.texts.values() for s in segs) if s not in table]
 
     def identity(self) -> str:
         """Model identity for score signatures."""
         return str(self.annotator.identity())
 
     def sentences(self, name: str, with_scores: bool = False) -> list[Any]:
-        """Annotated sentences of one text (with parser arc scores when asked)."""
-        if self._sentences is None:
-            distinct = self._distinct()
-            self._sentences = dict(zip(distinct, self.annotator.annotate(distinct), strict=True))
-        if with_scores and self._scores is None:
-            distinct = self._distinct()
-            self._scores = dict(zip(distinct, self.annotator.arc_scores(distinct), strict=True))
+        """Annotated sentences of one text (with parser arc scores when asked); every distinct
+        segment of every known text is annotated in one batch the first time."""
+        missing = self._missing(self._sentences)
+        if missing:
+            self._sentences.update(zip(missing, self.annotator.annotate(missing), strict=True))
         out = [self._sentences[s] for s in self.texts[name]]
-        if with_scores:
-            assert self._scores is not None
-            out = [dataclasses.replace(sent, scores=self._scores[s]) for sent, s in zip(out, self.texts[name],
-                                                                                        strict=True)]
-        return out
+        if not with_scores:
+            return out
+        missing = self._missing(self._scores)
+        if missing:
+            self._scores.update(zip(missing, self.annotator.arc_scores(missing), strict=True))
+        return [dataclasses.replace(sent, scores=self._scores[s]) for sent, s in zip(out, self.texts[name],
+                                                                                    strict=True)]

@@ -20,7 +20,7 @@ from mteval.io.readers import FORMATS
 from mteval.metrics import registry
 
 KEYS = ("name", "cache", "source", "references", "systems", "format", "language", "case", "metrics",
-        "sets", "annotation")
+        "sets", "annotation", "hybridize")
 CASES = ("cs", "ci")
 _NAME = re.compile(r"^[^/\\\s]+$")
 
@@ -50,6 +50,7 @@ class Experiment:
     case_sensitive: bool = True
     sets: dict[str, tuple[str, ...] | str] = field(default_factory=dict)
     annotation: dict[str, Any] = field(default_factory=dict)
+    hybridize: dict[str, Any] | None = None  # validated by mteval.pipeline.hybrid.spec_of
 
     @property
     def reference_names(self) -> tuple[str, ...]:
@@ -189,13 +190,17 @@ def _from_mapping(data: dict, path: Path) -> Experiment:
     annotation = data.get("annotation") or {}
     if not isinstance(annotation, dict):
         raise _err(path, "annotation", "expected a mapping")
-    return Experiment(
+    experiment = Experiment(
         name=str(data.get("name") or path.stem), config_path=path,
         cache=_resolve(path.parent, data.get("cache", f"{path.stem}-cache"), "cache", path),
         references=refs, systems=systems, metrics=_metric_names(data.get("metrics"), path),
         source=source, language=str(data.get("language", "en")), case_sensitive=case == "cs",
-        sets=_sets(data.get("sets"), path), annotation=annotation,
+        sets=_sets(data.get("sets"), path), annotation=annotation, hybridize=data.get("hybridize"),
     )
+    from mteval.pipeline.hybrid import spec_of  # validates the hybridize options
+
+    spec_of(experiment)
+    return experiment
 
 
 def _legacy_to_mapping(text: str, path: Path) -> dict:

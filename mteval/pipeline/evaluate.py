@@ -10,6 +10,7 @@ mean of its segment scores.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,7 @@ from mteval.io.corpus import DocumentIndex
 from mteval.metrics import registry
 from mteval.metrics.base import ScoreSet
 from mteval.pipeline.config import Experiment
+from mteval.pipeline.hybrid import spec_of
 from mteval.pipeline.sets import resolve, resolve_segments
 from mteval.store.cache import ScoreCache, refset_name
 
@@ -51,10 +53,14 @@ def select(experiment: Experiment, cache: ScoreCache, n_segments: int, metrics: 
     """Resolve the set options against the experiment."""
     if level not in LEVELS:
         raise ConfigError(f"-G {level!r}: expected one of {', '.join(LEVELS)}")
+    spec = spec_of(experiment)
+    if spec is not None and references == spec.name:  # -R HYB: the hybridized reference set
+        return dataclasses.replace(select(experiment, cache, n_segments, metrics, systems, None, segments, level,
+                                          False), references=(spec.name,))
     return Selection(
         metrics=resolve(experiment, "-M", metrics, default_metrics(experiment, cache)),
         systems=resolve(experiment, "-S", systems, experiment.system_names),
-        references=resolve(experiment, "-R", references, experiment.reference_names),
+        references=resolve(experiment, "-R", references, experiment.reference_names),  # default: the real ones
         segments=tuple(resolve_segments(experiment, segments, n_segments)),
         level=level, with_references=with_references,
     )

@@ -8,12 +8,14 @@ A file that exists with the same signature and input digest is skipped unless ``
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mteval.metrics import registry
 from mteval.metrics.base import MetricFamily, Side
+from mteval.pipeline import hybrid
 from mteval.pipeline.annotation import AnnotationProvider
 from mteval.pipeline.config import Experiment
 from mteval.pipeline.texts import LoadedTexts
@@ -82,14 +84,27 @@ class SetupRun:
         self.cache = ScoreCache(experiment.cache)
         self.report = SetupReport()
         names = list(texts.references) + list(texts.systems)
-        self.annotations = AnnotationProvider(experiment, {n: texts.text(n).segments for n in names})
+        self.segments = {n: texts.text(n).segments for n in names}
+        self.groups: dict[str, list[str]] = {}  # a reference-set member standing for several texts (HYB)
+        self.annotations = AnnotationProvider(experiment, self.segments)
+
+    def add_group(self, name: str, texts: list[tuple[str, ...]]) -> None:
+        """Register generated parallel texts as one reference-set member (``name.1`` ...)."""
+        members = [f"{name}.{k + 1}" for k in range(len(texts))]
+        for member, segments in zip(members, texts, strict=True):
+            self.segments[member] = segments
+            self.annotations.add_text(member, segments)
+        self.groups[name] = members
+
+    def members(self, name: str) -> list[str]:
+        return self.groups.get(name, [name])
 
     def side(self, name: str, family: MetricFamily) -> Side:
         """A text as a metric sees it (annotated when the family needs it)."""
         sentences = None
         if family.needs_annotation:
             sentences = self.annotations.sentences(name, getattr(family, "needs_arc_scores", False))
-        return Side(name, self.texts.text(name).segments, sentences)
+        return Side(name, self.segments[name], sentences)
 
     def signature(self, family: MetricFamily, variant: str) -> str:
         signature = family.signature(variant)
@@ -97,8 +112,15 @@ class SetupRun:
             signature += f"|annotation:{self.annotations.identity()}"
         return signature
 
+    def digest(self, name: str) -> str:
+        if name in self.groups:
+            return hashlib.sha256("".join(self.digest(m) for m in self.groups[name]).encode()).hexdigest()[:16]
+        if name in self.segments and name not in self.texts.references and name not in self.texts.systems:
+            return hashlib.sha256("\n".join(self.segments[name]).encode()).hexdigest()[:16]
+        return self.texts.digest(name)
+
     def inputs(self, pair: Pair) -> str:
-        return "+".join(self.texts.digest(n) for n in (pair.target, *pair.references))
+        return "+".join(self.digest(n) for n in (pair.target, *pair.references))
 
     def run_family(self, family: MetricFamily, variants: list[str], pairs: list[Pair]) -> None:
         """Compute one family for every pair, preparing each reference set once."""
@@ -117,7 +139,7 @@ class SetupRun:
             if not todo:
                 continue
             self.progress(f"{family.family}: {len(todo)} target(s) against {refset_name(references)}")
-            prepared = family.prepare([self.side(r, family) for r in references])
+            prepared = family.prepare([self.side(m, family) for r in references for m in self.members(r)])
             for pair, stale in todo:
                 results = family.score(self.side(pair.target, family), prepared, self.texts.documents, stale)
                 for variant in stale:
@@ -132,6 +154,13 @@ def run_setup(experiment: Experiment, texts: LoadedTexts, jack: bool = False, re
     """Compute (or find up to date) every requested metric file of an experiment."""
     run = SetupRun(experiment, texts, remake, progress)
     pairs = plan_pairs(experiment, jack, targets)
+    spec = hybrid.spec_of(experiment)
+    if spec is not None:
+        if progress:
+            progress(f"hybridizing references {', '.join(spec.references)} (cap {spec.cap})")
+        generated, _ = hybrid.build(spec, run.annotations, experiment.cache / ".hybrid")
+        run.add_group(spec.name, generated)
+        pairs += [Pair(s, (spec.name,)) for s in experiment.system_names if targets is None or s in targets]
     available = registry.families()
     for family_name, variants in registry.group_by_family(experiment.metrics).items():
         family = available[family_name](case_sensitive=experiment.case_sensitive)

@@ -1,0 +1,68 @@
+"""Syntactic reference hybridization as a reference set (Wang et al. 2009).
+
+With ``hybridize: {name: HYB, references: [A, B], cap: 20}`` in the experiment, iqsetup parses
+the references (annotation cache), projects each parse to phrase structure
+(:func:`mteval.annotate.layers.phrase.project`), generates the extended references
+(:func:`mteval.hybridize.generate.hybridize`) and scores every system against them as one more
+reference set named ``HYB`` (``CACHE/SYSTEM/HYB/METRIC.xml``; ``iqeval -doOQ -R HYB``). The set
+is K parallel texts ``HYB.1..HYB.K`` (K = the most references any segment has; a segment with
+fewer repeats its first reference), also written to ``CACHE/.hybrid/`` with their statistics.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mteval.errors import ConfigError
+from mteval.pipeline.config import Experiment
+
+DEFAULT_NAME = "HYB"
+DEFAULT_CAP = 20
+
+
+@dataclass(frozen=True)
+class HybridSpec:
+    """Which references to hybridize, the cap on new references per segment, the set's name."""
+
+    name: str
+    references: tuple[str, ...]
+    cap: int
+
+
+def spec_of(experiment: Experiment) -> HybridSpec | None:
+    """The experiment's hybridization request (validated), or None."""
+    options = experiment.hybridize
+    if options is None:
+        return None
+    where = experiment.config_path
+    if not isinstance(options, dict):
+        raise ConfigError("key 'hybridize': expected a mapping with name, references, cap", where)
+    unknown = set(options) - {"name", "references", "cap"}
+    if unknown:
+        raise ConfigError(f"key 'hybridize': unknown keys {sorted(unknown)}; allowed: name, references, cap", where)
+    name = str(options.get("name", DEFAULT_NAME))
+    refs = tuple(options.get("references") or experiment.reference_names)
+    unknown_refs = [r for r in refs if r not in experiment.reference_names]
+    if unknown_refs or len(refs) < 2:
+        raise ConfigError(f"key 'hybridize.references': needs at least two of {list(experiment.reference_names)}",
+                          where)
+    if name in experiment.reference_names or name in experiment.system_names or "_" in name:
+        raise ConfigError(f"key 'hybridize.name': {name!r} is taken or contains '_'", where)
+    cap = options.get("cap", DEFAULT_CAP)
+    if isinstance(cap, bool) or not isinstance(cap, int) or cap < 0:
+        raise ConfigError(f"key 'hybridize.cap': expected an integer >= 0, got {cap!r}", where)
+    return HybridSpec(name, refs, cap)
+
+
+def build(spec: HybridSpec, annotations: Any, out_dir: Path) -> tuple[list[tuple[str, ...]], Any]:
+    """Generate the hybridized set: (K parallel texts, the HybridResult). Writes the files."""
+    from mteval.annotate.layers.phrase import project
+    from mteval.hybridize.generate import hybridize, write_extended_references
+
+    parsed = [annotations.sentences(r) for r in spec.references]
+    result = hybridize(parsed, project, spec.cap)
+    paths = write_extended_references(result, out_dir, spec.name)
+    texts = [tuple(p.read_text(encoding="utf-8").split("\n")[:-1]) for p in paths]
+    return texts, result
