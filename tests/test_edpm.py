@@ -11,7 +11,7 @@ from mteval.annotate.model import ArcScores, Sentence, Word, parse_conllu
 from mteval.errors import ConfigError, InputError
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import Side
-from mteval.metrics.edpm import DPM, EDPM, DepBags, one_best_arcs, parse_combination
+from mteval.metrics.edpm import DPM, EDPM, DepBags, one_best_arcs, pair_stats, parse_combination
 
 # Figure 1: reference "the red cat ate", hypothesis "the cat stumbled"
 REF = """1\tthe\t_\tDT\t_\t_\t3\tdet\t_\t_
@@ -162,3 +162,20 @@ def test_bounds_and_expected_dl_sum(h: Sentence, r: Sentence, gamma: float) -> N
     assert one.dlh.sum() == len(h)
     same = _score(EDPM(gamma=gamma), hyp, [_with_scores(Side("r", [h.text], [h]), 2.0)], ["EDPM"])
     assert same["EDPM"].system == pytest.approx(1.0)
+
+
+def test_restricted_dlh_equals_full() -> None:
+    """A hypothesis builds dlh only over the types its references share: same matches."""
+    (h,), (r,) = parse_conllu(HYP), parse_conllu(REF)
+    labels: dict[str, int] = {}
+    hyp, ref = (DepBags([w.form for w in s.words], one_best_arcs(s, labels)) for s in (h, r))
+    full = pair_stats(hyp, ref)
+    hyp.restrict_dlh({"the", "cat"})
+    assert hyp.dlh.shape[0] == 3 and np.array_equal(pair_stats(hyp, ref), full)
+    # the same hypothesis text at two segments with different references
+    side = Side("h", [h.text] * 2, [h, h])
+    fam = DPM()
+    other = parse_conllu(REF.replace("the", "red"))[0]
+    refs = [Side("r", [r.text, other.text], [r, other])]
+    s = fam.score(side, fam.prepare(refs), DocumentIndex.single(2), ["DPM-dlh"])["DPM-dlh"]
+    assert s.segments[0] == pytest.approx(2 / 7) and s.segments[1] == 0.0

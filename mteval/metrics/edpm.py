@@ -84,6 +84,9 @@ class DepBags:
         self._starts = np.flatnonzero(np.r_[True, np.diff(pos[self._order]) != 0])
         self._arcs = arcs
         self._dlh: np.ndarray | None = None
+        self._pos = pos
+        self._names = list(self.types)
+        self.dlh_index: dict[str, int] = {}
         self.dl = self._by_type(arcs.by_dependent(), 0)
         self.lh = self._by_type(arcs.by_head(), 0)
         self.dh = self._by_type(self._by_type(arcs.marg, 0), 1).T
@@ -99,10 +102,24 @@ class DepBags:
 
     @property
     def dlh(self) -> np.ndarray:
+        """[dependent type, label, head type] over ``dlh_index`` (all types unless restricted)."""
         if self._dlh is None:
-            by_type = self._by_type(self._by_type(self._arcs.dense(), 0), 1)  # [th, td, l]
-            self._dlh = by_type.transpose(1, 2, 0)
-        return self._dlh
+            self.restrict_dlh(set(self.types))
+        return self._dlh  # type: ignore[return-value]
+
+    def restrict_dlh(self, keep: set[str]) -> None:
+        """Build ``dlh`` only over the word types in ``keep`` (plus ``<root>``): a hypothesis needs
+        just the types its references share, which saves most of the (n+1)² x L work."""
+        pos = self._pos
+        positions = np.flatnonzero([p == 0 or self._names[p] in keep for p in pos])
+        sub = pos[positions]
+        order = np.argsort(sub, kind="stable")
+        starts = np.flatnonzero(np.r_[True, np.diff(sub[order]) != 0])
+        dense = self._arcs.dense(positions)
+        by_type = np.add.reduceat(np.take(dense, order, axis=0), starts, axis=0)
+        by_type = np.add.reduceat(np.take(by_type, order, axis=1), starts, axis=1)  # [th, td, l]
+        self._dlh = by_type.transpose(1, 2, 0)
+        self.dlh_index = {self._names[t]: i for i, t in enumerate(sub[order][starts])}
 
 
 def _types(forms: Sequence[str]) -> tuple[dict[str, int], np.ndarray]:
@@ -130,6 +147,13 @@ def _match_one(h: np.ndarray, r: np.ndarray) -> float:
     return float(np.minimum(h, r).sum())
 
 
+def _match_dlh(hyp: DepBags, ref: DepBags, common: list[str], n_labels: int) -> float:
+    h, r = hyp.dlh, ref.dlh
+    ih = np.asarray([hyp.dlh_index[t] for t in common], dtype=np.intp)
+    ir = np.asarray([ref.dlh_index[t] for t in common], dtype=np.intp)
+    return _match_one(h[ih][:, :n_labels][:, :, ih], r[ir][:, :n_labels][:, :, ir])
+
+
 def pair_stats(hyp: DepBags, ref: DepBags, parts: frozenset[str] = frozenset(DECOMPOSITIONS)) -> np.ndarray:
     """Matched, hypothesis and reference counts of the decompositions in ``parts`` (a row of
     ``N_STATS``; the columns of other decompositions stay 0)."""
@@ -138,7 +162,7 @@ def pair_stats(hyp: DepBags, ref: DepBags, parts: frozenset[str] = frozenset(DEC
     ir = np.asarray([ref.types[t] for t in common], dtype=np.intp)
     nl = min(hyp.dl.shape[1], ref.dl.shape[1])
     match = {
-        "dlh": lambda: _match_one(hyp.dlh[ih][:, :nl][:, :, ih], ref.dlh[ir][:, :nl][:, :, ir]),
+        "dlh": lambda: _match_dlh(hyp, ref, common, nl),
         "dl": lambda: _match_one(hyp.dl[ih, :nl], ref.dl[ir, :nl]),
         "lh": lambda: _match_one(hyp.lh[ih, :nl], ref.lh[ir, :nl]),
         "dh": lambda: _match_one(hyp.dh[ih][:, ih], ref.dh[ir][:, ir]),
@@ -253,6 +277,13 @@ class _PairMatch(StatsFamily):
             raise InputError(f"{self.family}: hypothesis {hypothesis.name!r} has {len(hypothesis)} "
                              f"segments, references have {len(prepared[0])}")
         hyp = self._bags(hypothesis)
+        if "dlh" in parts:  # one restriction per distinct hypothesis (texts repeat across segments)
+            keep: dict[int, tuple[DepBags, set[str]]] = {}
+            for i, bags in enumerate(hyp):
+                entry = keep.setdefault(id(bags), (bags, set()))
+                entry[1].update(t for ref in prepared for t in ref[i].types if t in bags.types)
+            for bags, types in keep.values():
+                bags.restrict_dlh(types)
         cache: dict[tuple[int, int], np.ndarray] = {}
         out = np.empty((len(prepared), len(hyp), N_STATS))
         for r, ref in enumerate(prepared):

@@ -254,14 +254,19 @@ class ArcExpectation:
             out.append((self.heads[ok, k], deps[ok], self.probs[ok, k] - self.probs[ok, 0]))
         return out
 
-    def dense(self) -> np.ndarray:
-        """E[h, d, l], shape ``(n+1, n+1, L)``."""
+    def dense(self, positions: np.ndarray | None = None) -> np.ndarray:
+        """E[h, d, l], shape ``(n+1, n+1, L)``; or only over ``positions`` (sorted, with 0)."""
         n = self.marg.shape[0] - 1
         base = np.zeros((n + 1, self.probs.shape[-1]))
         base[1:] = self.probs[:, 0] if n else base[1:]
-        expected = self.marg[:, :, None] * base[None, :, :]
+        if positions is None:
+            positions = np.arange(n + 1)
+        local = np.full(n + 1, -1)
+        local[positions] = np.arange(len(positions))
+        expected = self.marg[np.ix_(positions, positions)][:, :, None] * base[positions][None, :, :]
         for h, d, delta in self._overrides:
-            expected[h, d, :] += self.marg[h, d][:, None] * delta
+            ok = (local[h] >= 0) & (local[d] >= 0)
+            expected[local[h[ok]], local[d[ok]], :] += self.marg[h[ok], d[ok]][:, None] * delta[ok]
         return expected
 
     def by_dependent(self) -> np.ndarray:
