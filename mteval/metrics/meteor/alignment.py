@@ -20,7 +20,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 BEAM_SIZE = 40
-ALIGN_WEIGHTS = {0: 1.0}  # stage 0 (exact) 1.0; every other stage 0.5 (MeteorScorer.loadConfiguration)
 
 
 @dataclass(frozen=True)
@@ -52,15 +51,24 @@ class Stage:
             self.cover2[m.start + k] += 1
 
 
+def _masks(m: Match) -> tuple[int, int]:
+    """Bit masks of the hypothesis and reference words a match covers."""
+    return ((1 << m.match_length) - 1) << m.match_start, ((1 << m.length) - 1) << m.start
+
+
 class PartialPath:
-    """A partial alignment of the beam search (Meteor's ``PartialAlignment``)."""
+    """A partial alignment of the beam search (Meteor's ``PartialAlignment``).
 
-    __slots__ = ("matches", "used1", "used2", "m1", "m2", "chunks", "idx", "last_end", "distance")
+    Used words are bit masks and the matches chosen by the search a linked chain, so that a copy
+    costs a few integers; the definite matches are shared by all paths (see :func:`resolve`).
+    """
 
-    def __init__(self, n1: int, n2: int) -> None:
-        self.matches: list[Match | None] = [None] * n2
-        self.used1 = [False] * n1
-        self.used2 = [False] * n2
+    __slots__ = ("chain", "used1", "used2", "m1", "m2", "chunks", "idx", "last_end", "distance")
+
+    def __init__(self, n1: int = 0, n2: int = 0) -> None:
+        self.chain: tuple | None = None  # (match, previous chain) of the matches chosen by the search
+        self.used1 = 0  # hypothesis words in use (bit i)
+        self.used2 = 0  # reference words in use (bit j)
         self.m1 = 0  # weighted matched words, Java int (hypothesis side)
         self.m2 = 0  # same, reference side
         self.chunks = 0
@@ -71,24 +79,14 @@ class PartialPath:
     def copy(self) -> PartialPath:
         """A new path with the same state (``new PartialAlignment(path)``)."""
         p = PartialPath.__new__(PartialPath)
-        p.matches, p.used1, p.used2 = self.matches[:], self.used1[:], self.used2[:]
+        p.chain, p.used1, p.used2 = self.chain, self.used1, self.used2
         p.m1, p.m2, p.chunks, p.idx = self.m1, self.m2, self.chunks, self.idx
         p.last_end, p.distance = self.last_end, self.distance
         return p
 
-    def is_used(self, m: Match) -> bool:
-        """Whether any word of a match is already aligned on either side."""
-        return (any(self.used2[m.start:m.start + m.length])
-                or any(self.used1[m.match_start:m.match_start + m.match_length]))
-
-    def set_used(self, m: Match) -> None:
-        """Mark the words of a match as aligned."""
-        self.used2[m.start:m.start + m.length] = [True] * m.length
-        self.used1[m.match_start:m.match_start + m.match_length] = [True] * m.match_length
-
     def take(self, m: Match) -> None:
         """Count a match: Java int ``+=`` of weighted lengths, chunk break, advance."""
-        w = ALIGN_WEIGHTS.get(m.module, 0.5)
+        w = 1.0 if m.module == 0 else 0.5  # the aligner's weights (MeteorScorer.loadConfiguration)
         self.m1 = int(self.m1 + m.match_length * w)
         self.m2 = int(self.m2 + m.length * w)
         if self.last_end != -1 and m.match_start != self.last_end:
@@ -102,38 +100,41 @@ def _rank(p: PartialPath) -> tuple[int, int, int]:
     return (-(p.m1 + p.m2), p.chunks, p.distance)
 
 
-def definite_path(stage: Stage) -> PartialPath:
-    """The start path: every one-to-one, non-overlapping candidate is fixed."""
-    path = PartialPath(len(stage.hyp), len(stage.ref))
+def definite_matches(stage: Stage) -> dict[int, Match]:
+    """One-to-one, non-overlapping candidates, by reference position: they are fixed."""
+    fixed = {}
     for j, cands in enumerate(stage.matches):
         if len(cands) != 1:
             continue
         m = cands[0]
         if all(stage.cover2[j + k] == 1 for k in range(m.length)) and all(
                 stage.cover1[m.match_start + k] == 1 for k in range(m.match_length)):
-            path.matches[j] = m
-            path.set_used(m)
-    return path
+            fixed[j] = m
+    return fixed
 
 
-def _advance(path: PartialPath, current: int, cands: list[Match], out: list[PartialPath]) -> None:
+Candidate = tuple[Match, int, int]  # match, hypothesis mask, reference mask
+
+
+def _advance(path: PartialPath, current: int, cands: list[Candidate], fixed: dict[int, Match],
+             out: list[PartialPath]) -> None:
     """One beam step for one path at reference position ``current`` (Meteor's ``resolve`` body)."""
-    if path.used2[current]:
+    if path.used2 >> current & 1:
         if current < path.idx:
             out.append(path)
-        elif path.matches[path.idx] is not None:
-            m = path.matches[path.idx]
-            assert m is not None
+        elif path.idx in fixed:
+            m = fixed[path.idx]
             path.take(m)
             path.distance += abs(m.start - m.match_start)
             out.append(path)
         return
-    for m in cands:
-        if path.is_used(m):
+    for m, mask1, mask2 in cands:
+        if path.used1 & mask1 or path.used2 & mask2:
             continue
         new = path.copy()
-        new.set_used(m)
-        new.matches[current] = m
+        new.used1 |= mask1
+        new.used2 |= mask2
+        new.chain = (m, path.chain)
         new.take(m)
         path.distance += abs(m.start - m.match_start)  # sic: Meteor adds it to the parent path
         out.append(new)
@@ -144,8 +145,17 @@ def _advance(path: PartialPath, current: int, cands: list[Match], out: list[Part
     out.append(path)
 
 
-def resolve(stage: Stage, start: PartialPath, beam: int = BEAM_SIZE) -> PartialPath:
-    """Beam search for the best alignment, left to right over reference positions."""
+def resolve(stage: Stage, fixed: dict[int, Match], beam: int = BEAM_SIZE) -> list[Match | None]:
+    """Beam search for the best alignment, left to right over reference positions.
+
+    Returns the best path's matches by reference start position (fixed ones included).
+    """
+    start = PartialPath()
+    for m in fixed.values():
+        mask1, mask2 = _masks(m)
+        start.used1 |= mask1
+        start.used2 |= mask2
+    cands = [[(m, *_masks(m)) for m in ms] for ms in stage.matches]
     next_paths = [start]
     n = len(stage.matches)
     for current in range(n + 1):
@@ -157,10 +167,18 @@ def resolve(stage: Stage, start: PartialPath, beam: int = BEAM_SIZE) -> PartialP
                     path.chunks += 1
                 next_paths.append(path)
             else:
-                _advance(path, current, stage.matches[current], next_paths)
+                _advance(path, current, cands[current], fixed, next_paths)
         if not next_paths:
             next_paths.append(paths[0])
-    return min(next_paths, key=_rank)
+    best = min(next_paths, key=_rank)
+    out: list[Match | None] = [None] * n
+    for j, m in fixed.items():
+        out[j] = m
+    chain = best.chain
+    while chain is not None:
+        out[chain[0].start] = chain[0]
+        chain = chain[1]
+    return out
 
 
 @dataclass(frozen=True)
@@ -180,9 +198,8 @@ def align(hyp: Sequence[str], ref: Sequence[str], matchers: Sequence[Matcher]) -
     used = matchers[:1] if len(hyp) == len(ref) and list(hyp) == list(ref) else matchers
     for number, matcher in enumerate(used):
         matcher(number, stage)
-    best = resolve(stage, definite_path(stage))
-    chosen = tuple(m for m in best.matches if m is not None)
-    return Alignment(chosen, count_chunks(best.matches))
+    best = resolve(stage, definite_matches(stage))
+    return Alignment(tuple(m for m in best if m is not None), count_chunks(best))
 
 
 def count_chunks(matches: Sequence[Match | None]) -> int:
