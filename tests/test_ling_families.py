@@ -87,7 +87,9 @@ def test_ne_overlap_and_matching() -> None:
     assert s["NE-Oe(*)"][0] == pytest.approx(3 / 5) and s["NE-Oe(**)"][0] == pytest.approx(2 / 4)
     assert s["NE-Me(GPE)"][0] == 1.0 and s["NE-Me(*)"][0] == pytest.approx(1 / 3)
     assert math.isnan(s["NE-Me(ORG)"][0])
-    cased = registry.families()["NE"](case_sensitive=True)
+    cased = registry.families()["NE"](case_sensitive=True, lowercase=False)
+    assert "case:cs" in cased.signature("NE-Me(GPE)")
+    assert "case:ci" in registry.families()["NE"](case_sensitive=True).signature("NE-Me(GPE)")
     result = cased.score(side("hyp", NER_HYP), cased.prepare([side("ref", NER)]), DocumentIndex.single(1),
                          ["NE-Me(GPE)"])
     assert result["NE-Me(GPE)"].segments[0] == 0.0

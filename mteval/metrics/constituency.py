@@ -87,7 +87,7 @@ class Constituency(OverlapFamily):
     selectors = _selectors()
     variants = tuple(selectors)
 
-    def __init__(self, case_sensitive: bool = False, trees: str = "projection", **options: Any) -> None:
+    def __init__(self, case_sensitive: bool = True, trees: str = "projection", **options: Any) -> None:
         if trees not in TREE_SOURCES:
             raise ConfigError(f"CP: trees={trees!r} is not available; choose one of {', '.join(TREE_SOURCES)}")
         super().__init__(case_sensitive, trees=trees, **options)

@@ -11,7 +11,8 @@ For one hypothesis/reference pair and one type ``t``:
 (the item sequence of an LE, in order) as the counted units, and the (*) forms
 ``sum_t hits_t / sum_t total_t`` over the types ``T``. As in Asiya's ``Overlap.pm`` the numerator
 uses ``min`` (the manual's formula counts ``count_hyp``; Asiya clips) and items are lower-cased by
-default (``case_sensitive=False``). ``total_t = |hyp_t| + |ref_t| - hits_t``.
+default, whatever the experiment's case setting (family option ``lowercase=False`` keeps case).
+``total_t = |hyp_t| + |ref_t| - hits_t``.
 
 Multiple references (manual §5.2.2, notes): per segment and per individual type the reference with
 the best Overlapping(t) is kept (ties: the smaller ``total_t``, then the first reference) and the
@@ -190,8 +191,10 @@ class OverlapFamily(MetricFamily):
     needs_annotation = True
     selectors: ClassVar[dict[str, Selector]]
 
-    def __init__(self, case_sensitive: bool = False, **options: Any) -> None:
-        super().__init__(case_sensitive, **options)
+    def __init__(self, case_sensitive: bool = True, lowercase: bool = True, **options: Any) -> None:
+        """Items are lower-cased unless ``lowercase=False`` and ``case_sensitive`` (Asiya lower-cases
+        whatever the experiment's case setting; the signature shows the effective ``case``)."""
+        super().__init__(case_sensitive and not lowercase, **options)
         self._cache: dict[Sentence, Features] = {}
         self._ids: dict[Hashable, int] = {}
 

@@ -66,7 +66,7 @@ class ShallowSyntax(OverlapFamily):
     selectors = SELECTORS
     variants = tuple(SELECTORS) + tuple(NIST_VARIANTS)
 
-    def __init__(self, case_sensitive: bool = False, **options: Any) -> None:
+    def __init__(self, case_sensitive: bool = True, **options: Any) -> None:
         super().__init__(case_sensitive, **options)
         self.vocabularies = {layer: NgramVocabulary() for layer in NIST_LAYERS}
 
