@@ -64,11 +64,11 @@ def test_asiya_sample_cache_and_report() -> None:
 def test_greedy_runs_and_mms() -> None:
     hyp = "The Wii Remote to help diagnose childhood eye disease .".split()
     ref = "The remote control of the Wii helps to diagnose an infantile ocular disease .".split()
-    runs = greedy_runs(tuple(hyp), tuple(ref))
+    runs = greedy_runs(tuple(hyp), [tuple(ref)])
     assert sorted(runs) == [1, 1, 1, 1, 2]  # "disease ." is the only run longer than one word
     assert mms(runs, 2) == pytest.approx(8 ** 0.5)
     # the longest run is taken first even when it blocks two shorter ones
-    assert greedy_runs(tuple("a b c x a b".split()), tuple("a b c".split())) == [3]
+    assert greedy_runs(tuple("a b c x a b".split()), [tuple("a b c".split())]) == [3]
     assert mms([], 3) == 0.0
 
 
@@ -82,11 +82,19 @@ def test_identity_and_disjoint() -> None:
     assert all(other[v].system == 0.0 for v in GTM.variants)
 
 
-def test_multi_reference_takes_best_reference_per_segment() -> None:
+def test_multi_reference_follows_gtm_14() -> None:
+    # references matched jointly; total matched length capped at min(|cand|, mean |ref|);
+    # equally long runs: the largest grid point first ("c d" in the second reference)
+    assert greedy_runs(("a", "b", "c", "d"), [("a", "b"), ("c", "d")]) == [2.0]
+    assert greedy_runs(("a", "b", "c"), [("a", "b", "c"), ("x", "y")]) == [2.5]  # fractional cap
     family = GTM()
-    prepared = family.prepare([Side("r1", ["a b c", "x y z"]), Side("r2", ["q r s", "a b c"])])
-    got = family.score(Side("h", ["a b c", "a b c"]), prepared, DocumentIndex.single(2), GTM.variants)
-    assert got["GTM-2"].segments.tolist() == [1.0, 1.0]
+    prepared = family.prepare([Side("r2", ["c d", "x y"]), Side("r1", ["a b", "a b c"])])
+    got = family.score(Side("h", ["a b c d", "a b c"]), prepared, DocumentIndex.single(2), GTM.variants)
+    assert got["GTM-2"].segments[0] == pytest.approx(2 * 0.5 * 1.0 / 1.5)
+    assert got["GTM-1"].segments[1] == pytest.approx(2 * (2.5 / 3) / (2.5 / 3 + 1))
+    # system: summed MMS (2 + 2.5), candidate lengths (4 + 3) and mean reference lengths (2 + 2.5)
+    p, r = 4.5 / 7, 4.5 / 4.5
+    assert got["GTM-1"].system == pytest.approx(2 * p * r / (p + r))
 
 
 WORDS = st.sampled_from(list("abcde"))
@@ -95,7 +103,7 @@ WORDS = st.sampled_from(list("abcde"))
 @settings(max_examples=100, deadline=None)
 @given(st.lists(WORDS, max_size=15), st.lists(WORDS, max_size=15))
 def test_gtm1_is_clipped_unigram_count(hyp: list[str], ref: list[str]) -> None:
-    runs = greedy_runs(tuple(hyp), tuple(ref))
+    runs = greedy_runs(tuple(hyp), [tuple(ref)])
     assert sum(runs) == sum((Counter(hyp) & Counter(ref)).values())
     assert mms(runs, 3) <= mms(runs, 2) + 1e-12 <= mms(runs, 1) + 2e-12
     assert np.isfinite(mms(runs, 2))

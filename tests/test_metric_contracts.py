@@ -50,7 +50,13 @@ CONTRACTS = ("identity", "bounds", "empty_hypothesis", "order_invariance", "summ
 TOL = 1e-9
 
 # (family, contract) -> reason, for failures in code this file's owner does not own.
-KNOWN: dict[tuple[str, str], str] = {}
+# They are not run (run=False keeps the suite fast: a failing property makes hypothesis shrink).
+KNOWN: dict[tuple[str, str], str] = {
+    ("METEOR", "order_invariance"): (
+        "METEOR keeps the first of equally scored references, and that reference's statistics enter "
+        "the system aggregate, so the system score depends on reference order (hyp 'The' vs refs "
+        "['the', 'the the']: MTR-exact system 0.75 vs 0.62 with the references swapped)"),
+}
 # Variants whose reference implementation does not give the bound to an identical pair; identity
 # must still score at least as well as any other hypothesis.
 _ROUGE_W = ("ROUGE-1.5.5's ROUGE-W F of identical texts is < 1 (its precision side is not "
@@ -93,7 +99,7 @@ def _cases() -> list:
     params = []
     for name in FAMILIES:
         for contract in CONTRACTS:
-            marks = [pytest.mark.xfail(reason=KNOWN[(name, contract)], strict=False)] \
+            marks = [pytest.mark.xfail(reason=KNOWN[(name, contract)], run=False)] \
                 if (name, contract) in KNOWN else []
             params.append(pytest.param(name, contract, marks=marks, id=f"{name}-{contract}"))
     return params

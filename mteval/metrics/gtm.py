@@ -1,31 +1,41 @@
 """GTM-1, GTM-2, GTM-3: the General Text Matcher F-measure (GTM 1.4, ``gtm.jar +s +d -e N``).
 
 Melamed, Green & Turian (2003), "Precision and recall of machine translation", HLT-NAACL, §2:
-the *maximum match size* of a candidate and a reference with run-length weighting is
-``MMS_e = (sum over aligned runs r of |r|^e)^(1/e)`` (eq. 2), where a matching is a set of
-hits (equal words) with at most one hit per row and column of the bitext grid, and a *run* is a
-maximal diagonal block of hits. ``P = MMS / |candidate|``, ``R = MMS / |reference|`` and
-``F = 2PR / (P + R)``. For e = 1 the MMS is the clipped unigram match count. For e > 1 finding
-the maximum is NP-hard and GTM approximates it greedily: repeatedly take the longest run of
-hits whose rows and columns are all still free, until no hit is left.
+the *maximum match size* with run-length weighting is ``MMS_e = (sum over runs r of |r|^e)^(1/e)``
+(eq. 2), where a matching is a set of hits (equal words) with at most one hit per row and column of
+the bitext grid and a *run* is a diagonal block of hits; ``P = MMS / |candidate|``,
+``R = MMS / |reference|``, ``F = 2PR / (P + R)``. For e = 1 the MMS is the clipped unigram match
+count; for e > 1 the maximum is NP-hard and GTM 1.4 (``Bitext.score``) approximates it greedily.
+Its procedure, reproduced here:
+
+* the references of a segment are concatenated, each followed by a separator that matches nothing
+  (so runs never cross references); hits are the (candidate, reference) positions of equal tokens;
+* candidate runs are every diagonal block starting at a hit, of every length up to the end of
+  its diagonal, ordered by length (longest first), then by grid point ``candidate position x
+  (reference tokens + separators) + reference position`` (largest first);
+* runs are taken in that order unless one of their cells shares a row or column with a taken
+  run; the total taken length is capped at ``min(|candidate|, mean reference length)`` (a run that
+  reaches the cap is shortened to it, possibly to a fraction when the mean is fractional);
+* ``MMS_e = (sum taken |run|^e)^(1/e)``; P uses the candidate length and R the **mean** reference
+  length. With ``+d``, a document's MMS and lengths are the sums over its segments.
 
 Conventions, checked against Asiya's cached GTM values (``../shared/oracles/asiya-sample``, all
-6 systems x 3 variants x (3 segments + system) = 72 values equal to the 8 printed decimals):
+6 systems x 3 variants x (system + document + 3 segments) = 90 values equal to 8 decimals):
 
-* tokens: whitespace-separated, case-sensitive (Asiya's sample used pre-tokenised ``.tok`` files);
-* ``+s``/``+d``: GTM prints segment and document scores; a document's (and the system's) MMS is
-  the **sum of its segments' MMS** and its lengths are the summed lengths, i.e. per-segment
-  statistics ``[MMS_e, |hyp|, |ref|]`` summed before the F-measure (runs never cross segments);
+* tokens: ASCII-whitespace separated (Java's ``StringTokenizer``), case-sensitive;
+* system score: GTM's document score over all segments (summed statistics ``[MMS_e, |cand|,
+  mean |ref|]``; Asiya's raw input is one document);
 * document scores: Asiya stores the **mean of the document's segment scores** (its
   ``Metrics::get_seg_doc_scores``; sample: google GTM-2 doc 0.51333086 vs system 0.53841814);
-* ties between equally long runs: the earliest candidate position, then the earliest reference
-  position (not verified: the sample values do not depend on it);
-* multiple references (not verified, no oracle): per segment and variant, the statistics of the
-  reference with the highest segment F (first in name order on ties).
+* multiple references: references are taken in name order (Asiya passes them in Perl hash order,
+  which only matters for ties between equally long runs in different references). The single-
+  reference sample is the only oracle; the multi-reference procedure follows GTM 1.4's source.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -37,35 +47,48 @@ from mteval.metrics.base import MetricInfo, ScoreSet, Side, StatsFamily, mean_sc
 from mteval.metrics.registry import register
 
 EXPONENTS = (1, 2, 3)
+_DELIMITERS = re.compile(r"[ \t\n\r\f]+")
 Words = tuple[str, ...]
 
 
-def greedy_runs(hyp: Words, ref: Words) -> list[int]:
-    """Lengths of the runs of GTM's greedy matching (longest free run first; Melamed et al. 2003, §2)."""
-    hits = [(i, j) for i, w in enumerate(hyp) for j, v in enumerate(ref) if w == v]
-    free_h = [True] * len(hyp)
-    free_r = [True] * len(ref)
-    runs: list[int] = []
-    while hits:
-        best = (0, 0, 0)
-        for i, j in hits:
-            if i > 0 and j > 0 and free_h[i - 1] and free_r[j - 1] and hyp[i - 1] == ref[j - 1]:
-                continue  # not the start of a free run
-            n = 1
-            while (i + n < len(hyp) and j + n < len(ref) and free_h[i + n] and free_r[j + n]
-                   and hyp[i + n] == ref[j + n]):
-                n += 1
-            if n > best[0]:
-                best = (n, i, j)
-        n, i, j = best
-        for k in range(n):
-            free_h[i + k] = free_r[j + k] = False
-        runs.append(n)
-        hits = [(a, b) for a, b in hits if free_h[a] and free_r[b]]
+def greedy_runs(hyp: Words, refs: Sequence[Words]) -> list[float]:
+    """Lengths of the runs GTM 1.4's greedy matching takes (see the module docstring)."""
+    grid: list[str | None] = []
+    for ref in refs:
+        grid.extend(ref)
+        grid.append(None)  # GTM's "REFERENCE BREAK": matches no token
+    width = len(grid)
+    positions: dict[str, list[int]] = {}
+    for j, token in enumerate(grid):
+        if token is not None:
+            positions.setdefault(token, []).append(j)
+    hits = {(i, j) for i, token in enumerate(hyp) for j in positions.get(token, ())}
+    candidates = []
+    for i, j in hits:
+        reach = 1
+        while (i + reach, j + reach) in hits:
+            reach += 1
+        candidates.extend((-length, -(i * width + j), i, j) for length in range(1, reach + 1))
+    candidates.sort()
+    cap = min(float(len(hyp)), sum(len(r) for r in refs) / len(refs)) if refs else 0.0
+    used_h = [False] * len(hyp)
+    used_r = [False] * width
+    runs: list[float] = []
+    for neg_length, _, i, j in candidates:
+        if cap <= 0:
+            break
+        length = min(float(-neg_length), cap)
+        span = range(math.ceil(length))
+        if any(used_r[j + k] or used_h[i + k] for k in span):
+            continue
+        for k in span:
+            used_r[j + k] = used_h[i + k] = True
+        cap -= length
+        runs.append(length)
     return runs
 
 
-def mms(runs: Sequence[int], e: int) -> float:
+def mms(runs: Sequence[float], e: int) -> float:
     """Maximum match size ``(sum |r|^e)^(1/e)`` of a set of runs (Melamed et al. 2003, eq. 2).
 
     Exact where the root is an integer (``64 ** (1/3)`` is 3.9999999999999996 in floating point),
@@ -97,7 +120,7 @@ class GTM(StatsFamily):
     def __init__(self, case_sensitive: bool = True, **options: Any) -> None:
         super().__init__(case_sensitive=case_sensitive, **options)
         self._words: dict[str, Words] = {}
-        self._mms: dict[tuple[Words, Words], tuple[float, ...]] = {}
+        self._mms: dict[tuple[Words, tuple[Words, ...]], tuple[float, ...]] = {}
 
     def info(self, variant: str) -> MetricInfo:
         """Similarity in [0, 1]."""
@@ -105,18 +128,20 @@ class GTM(StatsFamily):
                           description=f"GTM F-measure, run-length exponent {variant[-1]}")
 
     def tokens(self, text: str) -> Words:
-        """Whitespace tokens (lower-cased unless case-sensitive), once per unique string."""
+        """Tokens split on " \\t\\n\\r\\f" as Java's ``StringTokenizer`` (lower-cased unless
+        case-sensitive), once per unique string."""
         found = self._words.get(text)
         if found is None:
-            found = self._words[text] = tuple((text if self.case_sensitive else text.lower()).split())
+            line = text if self.case_sensitive else text.lower()
+            found = self._words[text] = tuple(t for t in _DELIMITERS.split(line) if t)
         return found
 
-    def pair_mms(self, hyp: Words, ref: Words) -> tuple[float, ...]:
-        """``MMS_e`` for e = 1, 2, 3 of one segment pair (one greedy matching serves all e)."""
-        key = (hyp, ref)
+    def segment_mms(self, hyp: Words, refs: tuple[Words, ...]) -> tuple[float, ...]:
+        """``MMS_e`` for e = 1, 2, 3 of one segment (one greedy matching serves all e), cached."""
+        key = (hyp, refs)
         found = self._mms.get(key)
         if found is None:
-            runs = greedy_runs(hyp, ref)
+            runs = greedy_runs(hyp, refs)
             found = self._mms[key] = tuple(mms(runs, e) for e in EXPONENTS)
         return found
 
@@ -127,21 +152,18 @@ class GTM(StatsFamily):
         return [[self.tokens(t) for t in r.texts] for r in sorted(references, key=lambda r: r.name)]
 
     def segment_stats(self, hypothesis: Side, prepared: list[list[Words]]) -> np.ndarray:
-        """Columns ``[MMS_e, |hyp|, |ref|]`` for e = 1, 2, 3, each from its best reference."""
+        """Columns ``[MMS_e, |hyp|, mean |ref|]`` for e = 1, 2, 3 (all references matched jointly)."""
         n = len(hypothesis.texts)
-        stats = np.zeros((n, 3 * len(EXPONENTS)))
-        best = np.full((n, len(EXPONENTS)), -1.0)
         for ref in prepared:
             if len(ref) != n:
                 raise InputError(f"{hypothesis.name}: {n} segments but a reference has {len(ref)}")
-            for i, text in enumerate(hypothesis.texts):
-                hyp = self.tokens(text)
-                size = len(hyp) + len(ref[i])
-                for k, m in enumerate(self.pair_mms(hyp, ref[i])):
-                    f = 2 * m / size if m > 0 else 0.0  # = f_measure of the row
-                    if f > best[i, k]:
-                        best[i, k] = f
-                        stats[i, 3 * k:3 * k + 3] = (m, len(hyp), len(ref[i]))
+        stats = np.zeros((n, 3 * len(EXPONENTS)))
+        for i, text in enumerate(hypothesis.texts):
+            hyp = self.tokens(text)
+            refs = tuple(ref[i] for ref in prepared)
+            mean_ref = sum(len(r) for r in refs) / len(refs)
+            for k, m in enumerate(self.segment_mms(hyp, refs)):
+                stats[i, 3 * k:3 * k + 3] = (m, len(hyp), mean_ref)
         return stats
 
     def score(self, hypothesis: Side, prepared: list[list[Words]], documents: DocumentIndex,
