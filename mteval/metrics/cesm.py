@@ -188,18 +188,25 @@ def _acet_sweep(t1: OrderedTree, t2: OrderedTree, dtype: Any) -> np.ndarray:
     has_match = np.asarray(match.any(axis=1))
     slot = np.cumsum(has_match[::-1])[::-1]  # slots numbered from the end; 0 = all ones
     slot = np.append(slot, 0)
-    grid = np.ones((len(bu), int(slot[0]) + 1, width), dtype=dtype)
+    # a block reads slot 0 (all ones) for rows past its window; every row it reads inside its
+    # window is written first (descending p), so the rest of the grid needs no initial value
+    grid = np.empty((len(bu), int(slot[0]) + 1, width), dtype=dtype)
+    grid[:, 0] = 1
+    past = slot[hi + 1]  # slots <= past lie beyond the block's window
     steps = np.arange(n1)[:, None]
     act = (lo[None, :] <= steps) & (steps <= hi[None, :]) & has_match[:, None]
     ends = t1.end.tolist()
     for p in range(n1 - 1, -1, -1):
         if starts[p]:
             own = np.asarray(starts[p])
-            table[p, bv[own]] = grid[own, slot[p + 1], sizes[own]]
+            table[p, bv[own]] = grid[own, np.where(slot[p + 1] > past[own], slot[p + 1], 0), sizes[own]]
         active = act[p].nonzero()[0]
         if len(active):
-            g = grid[active[:, None], slot[ends[p] + 1], nxt[active]]
-            grid[active, slot[p]] = grid[active, slot[p + 1]] + (table[p, col_y[active]] * g).cumsum(axis=1)
+            beyond = past[active]
+            at_end = np.where(slot[ends[p] + 1] > beyond, slot[ends[p] + 1], 0)
+            at_next = np.where(slot[p + 1] > beyond, slot[p + 1], 0)
+            g = grid[active[:, None], at_end[:, None], nxt[active]]
+            grid[active, slot[p]] = grid[active, at_next] + (table[p, col_y[active]] * g).cumsum(axis=1)
     return table[:, :n2]
 
 
