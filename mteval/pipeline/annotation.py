@@ -5,7 +5,7 @@ layer is imported only when such a family is requested."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ ANNOTATION_KEYS = {"cache", "model_paths", "processors", "workers", "max_words",
 class AnnotationProvider:
     """Lazily annotates all texts of an experiment, once, and serves them per text."""
 
-    def __init__(self, experiment: Experiment, texts: dict[str, Sequence[str]]) -> None:
+    def __init__(self, experiment: Experiment, texts: Mapping[str, Sequence[str]]) -> None:
         self.experiment = experiment
         self.texts = dict(texts)
         self._annotator: Any = None

@@ -212,7 +212,8 @@ def _legacy_to_mapping(text: str, path: Path) -> dict:
             continue
         if line.startswith("do") and "=" not in line:
             fam, *variants = line[2:].split()
-            data["metrics"].append(variants and {fam: variants} or {fam: "all"})
+            selection: list[str] | str = variants if variants else "all"
+            data["metrics"].append({fam: selection})
             continue
         key, _, value = (part.strip() for part in line.partition("="))
         lower = key.lower()

@@ -91,9 +91,9 @@ def level_records(scores: ScoreSet, base: Record, sel: Selection, documents: Doc
             rows = documents.rows(doc)
             if not chosen.intersection(int(i) + 1 for i in rows):
                 continue
-            value = scores.documents.get(doc)
-            if value is None or np.isnan(value):
-                value = float(np.nanmean(scores.segments[rows])) if len(rows) else float("nan")
+            stored = scores.documents.get(doc)
+            value = stored if stored is not None and not np.isnan(stored) else (
+                float(np.nanmean(scores.segments[rows])) if len(rows) else float("nan"))
             out.append({**base, "level": "doc", "doc": doc, "segment": "-", "score": float(value)})
         return out
     return [{**base, "level": "seg", "doc": documents.doc_ids[n - 1], "segment": n,
