@@ -8,7 +8,7 @@ the annotation layer.
 from __future__ import annotations
 
 import importlib
-from typing import Iterable
+from collections.abc import Iterable
 
 from mteval.errors import ConfigError
 from mteval.metrics.base import MetricFamily
