@@ -29,7 +29,7 @@ from mteval.metrics.base import Side
 
 FAMILIES = ("SP", "DP", "CP", "NE", "SR")
 SHOWN = ("SP-Op(*)", "SP-Oc(*)", "SP-lNIST", "SP-pNIST", "DP-HWCM_w-4", "DP-HWCM_c-4", "DP-HWCM_r-4",
-         "DP-Ol(*)", "DP-Oc(*)", "DP-Or(*)", "CP-STM-9", "CP-Op(*)", "CP-Oc(*)", "NE-Oe(*)", "NE-Me(*)",
+         "DP-Ol(*)", "DP-Oc(*)", "DP-Or(*)", "CP-STM-9", "CP-Op(*)", "CP-Oc(*)", "NE-Oe(**)", "NE-Me(*)",
          "SR-Or(*)", "SR-Mr(*)", "SR-Or", "SR-Orv(*)", "SR-Orv")
 CACHE = ROOT / "bench" / "out" / "annotation-cache"
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 from test_layers_chunks import COACH, GOVERNMENT
@@ -43,7 +41,7 @@ def test_sp_overlap_by_pos_and_chunk() -> None:
     assert s["SP-Op(DT)"][0] == pytest.approx(1 / 3) and s["SP-Op(NN)"][0] == pytest.approx(1 / 3)
     assert s["SP-Op(VBD)"][0] == 1.0 and s["SP-Op(*)"][0] == pytest.approx(5 / 9)
     assert s["SP-Opu(NOUN)"][0] == pytest.approx(1 / 3) and s["SP-Opu(*)"][0] == pytest.approx(5 / 9)
-    assert math.isnan(s["SP-Op(JJ)"][0])
+    assert s["SP-Op(JJ)"][0] == 0.0   # no adjective on either side: 0, as Asiya
     # chunks [NP A cat] [VP sat] [PP on] [NP the rug] [O .]: NP {a, cat, the, rug} vs {the, cat, the, mat}: 2/6
     assert s["SP-Oc(NP)"][0] == pytest.approx(1 / 3) and s["SP-Oc(*)"][0] == pytest.approx(5 / 9)
     # PoS, chunk and IOB sequences are identical: NIST equals the reference-to-itself value
@@ -63,7 +61,7 @@ def test_dp_chains_levels_relations() -> None:
     assert s["DP-HWCM_c-4"][0] == 1.0 and s["DP-HWCM_r-4"][0] == 1.0   # same categories and relations
     # depth >= 2: {cat, rug, ., a, on, the} vs {cat, mat, ., the, on, the}: 4/8; depth >= 3: 2/4
     assert s["DP-Ol(1)"][0] == pytest.approx(5 / 9)
-    assert s["DP-Ol(2)"][0] == 0.5 and s["DP-Ol(3)"][0] == 0.5 and math.isnan(s["DP-Ol(4)"][0])
+    assert s["DP-Ol(2)"][0] == 0.5 and s["DP-Ol(3)"][0] == 0.5 and s["DP-Ol(4)"][0] == 0.0
     assert s["DP-Ol(*)"][0] == pytest.approx(11 / 21)
     # subtrees by relation: nsubj {a, cat} vs {the, cat}: 1/3; obl {on, the, rug} vs {on, the, mat}: 2/4
     assert s["DP-Or(nsubj)"][0] == pytest.approx(1 / 3) and s["DP-Or(obl)"][0] == 0.5
@@ -72,7 +70,9 @@ def test_dp_chains_levels_relations() -> None:
 
 def test_cp_stm_and_phrases() -> None:
     s = scores("CP", side("hyp", CAT), [side("ref", MAT)])
-    assert all(s[f"CP-STM-{n}"][0] == 1.0 for n in range(1, 10) if not math.isnan(s[f"CP-STM-{n}"][0]))
+    # same tree shape: every chain length present matches (the tree is 5 nodes deep: STMi-6.. have none)
+    assert all(s[f"CP-STM-{n}"][0] == 1.0 for n in range(1, 10))
+    assert s["CP-STMi-5"][0] == 1.0 and s["CP-STMi-6"][0] == 0.0
     # NP nodes: hyp {a, cat}+{the, rug}, ref {the, cat}+{the, mat}: 2/6; PP: 2/4; S: all words 5/9
     assert s["CP-Oc(NP)"][0] == pytest.approx(1 / 3) and s["CP-Oc(PP)"][0] == 0.5
     assert s["CP-Oc(S)"][0] == pytest.approx(5 / 9) and s["CP-Op(*)"][0] == pytest.approx(5 / 9)
@@ -84,9 +84,10 @@ def test_ne_overlap_and_matching() -> None:
     s = scores("NE", side("hyp", NER_HYP), [side("ref", NER)])
     # PERSON {biden} vs {obama}: 0/2; GPE {new, york} vs {new, york} (lower-cased): 1; O {visited}: 1
     assert s["NE-Oe(PERSON)"][0] == 0.0 and s["NE-Oe(GPE)"][0] == 1.0 and s["NE-Oe(O)"][0] == 1.0
-    assert s["NE-Oe(*)"][0] == pytest.approx(3 / 5) and s["NE-Oe(**)"][0] == pytest.approx(2 / 4)
+    # Asiya: (*) = entity types only, (**) = with O (the IQMT manual has them the other way round)
+    assert s["NE-Oe(**)"][0] == pytest.approx(3 / 5) and s["NE-Oe(*)"][0] == pytest.approx(2 / 4)
     assert s["NE-Me(GPE)"][0] == 1.0 and s["NE-Me(*)"][0] == pytest.approx(1 / 3)
-    assert math.isnan(s["NE-Me(ORG)"][0])
+    assert s["NE-Me(ORG)"][0] == 0.0
     cased = registry.families()["NE"](case_sensitive=True, lowercase=False)
     assert "case:cs" in cased.signature("NE-Me(GPE)")
     assert "case:ci" in registry.families()["NE"](case_sensitive=True).signature("NE-Me(GPE)")
@@ -122,31 +123,42 @@ def test_document_and_system_scores_are_means_with_missing_as_zero() -> None:
     result = fam.score(hyp, fam.prepare([ref]), DocumentIndex(("d1", "d2")), ["DP-Ol(1)", "DP-Ol(4)"])
     assert result["DP-Ol(1)"].system == pytest.approx((5 / 9 + 1) / 2)
     assert result["DP-Ol(1)"].documents == pytest.approx({"d1": 5 / 9, "d2": 1.0})
-    assert result["DP-Ol(4)"].system == 0.0 and np.isnan(result["DP-Ol(4)"].segments).all()
+    assert result["DP-Ol(4)"].system == 0.0 and (result["DP-Ol(4)"].segments == 0).all()
+
+
+ALWAYS_DEFINED = ("SP-Op(*)", "SP-Opu(*)", "SP-Oc(*)", "DP-HWCM_w-4", "DP-HWCM_c-4", "DP-HWCM_r-4", "DP-Ol(*)",
+                  "DP-Oc(*)", "DP-Or(*)", "CP-STM-9", "CP-Op(*)", "CP-Oc(*)", "NE-Oe(**)", "SR-Or", "SR-Orv",
+                  "SR-Or(*)", "SR-Mr(*)", "SR-Orv(*)", "SR-Mrv(*)")
 
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_identical_gives_one_and_bounds(family: str) -> None:
-    ref = side("ref", CAT, COACH, GOVERNMENT, NER)
+    ref = side("ref", CAT, COACH, NER)
     same = scores(family, ref, [ref])
-    other = scores(family, side("hyp", MAT, GOVERNMENT, COACH, NER_HYP), [ref])
+    other = scores(family, side("hyp", MAT, GOVERNMENT, NER_HYP), [ref])
     for variant, values in same.items():
         if "NIST" in variant:
-            assert (values >= 0).all()
+            assert (values >= 0).all() and (other[variant] >= 0).all()
             continue
-        assert np.all(np.isnan(values) | (values == 1.0)), variant
-        defined = other[variant][~np.isnan(other[variant])]
-        assert ((defined >= 0) & (defined <= 1)).all(), variant
+        assert np.all((values == 0.0) | (values == 1.0)), variant   # 0 only where no items
+        if variant in ALWAYS_DEFINED:
+            assert (values == 1.0).all(), variant
+        assert ((other[variant] >= 0) & (other[variant] <= 1)).all(), variant
 
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_empty_segments(family: str) -> None:
     empty = Side("e", [""], [Sentence(())])
-    result = scores(family, empty, [empty])
-    assert all(np.isnan(v[0]) or "NIST" in k for k, v in result.items())
     one_word = Side("w", ["x"], [Sentence((Word(1, "x", "x", "NOUN", "NN", "_", 0, "root"),))])
-    result = scores(family, empty, [one_word])
-    assert all(np.isnan(v[0]) or v[0] == 0.0 for v in result.values()), [k for k, v in result.items() if v[0]]
+    for hyp, ref in ((empty, empty), (empty, one_word), (one_word, empty)):
+        if family == "SP" and hyp is one_word and ref is empty:
+            # the shared n-gram statistics (mteval.metrics.ngram_stats) fail on a reference set without
+            # any n-gram; reported to the lead. This line fails once that is fixed: then drop it.
+            with pytest.raises(IndexError):
+                scores(family, hyp, [ref])
+            continue
+        result = scores(family, hyp, [ref])
+        assert all(v[0] == 0.0 for v in result.values()), [k for k, v in result.items() if v[0]]
 
 
 def test_registered_with_asiya_names() -> None:

@@ -9,13 +9,18 @@ OntoNotes ``PERSON``, ``GPE``, ... or CoNLL ``PER``, ``LOC``, ...). Words outsid
 variant               measure (:mod:`mteval.metrics.overlap`)
 ====================  ====================================================================
 ``NE-Oe(t)``          Overlapping of the words of entities of type t (``NE-Oe(O)``: words outside)
-``NE-Oe(*)``          (*) over every type, ``O`` included
-``NE-Oe(**)``         (*) over the actual entity types (``O`` excluded)
+``NE-Oe(*)``          (*) over the actual entity types (``O`` excluded)
+``NE-Oe(**)``         (*) over every type, ``O`` included
 ``NE-Me(t)``          Matching of whole entities (their word sequence) of type t
 ``NE-Me(*)``          (*) over the entity types (``O`` has no elements)
 ====================  ====================================================================
 
-Without an NER model in the annotation every word is ``O``: ``NE-Oe(*)`` is then the plain lexical
+``(*)`` and ``(**)`` follow Asiya, not the IQMT manual (which has them the other way round):
+Asiya's cached sample (``oracles/asiya-sample``, google, segment 1) gives ``NE-Oe(*) = 0`` for a
+hypothesis sharing most of its words with the reference and only differing in its one entity
+(``Barca``/``Barça``), which is impossible with ``O`` words counted.
+
+Without an NER model in the annotation every word is ``O``: ``NE-Oe(**)`` is then the plain lexical
 overlap and the other variants have no score (NaN segments, 0 in document/system means).
 """
 
@@ -28,7 +33,7 @@ from mteval.metrics.base import MetricInfo
 from mteval.metrics.overlap import Features, OverlapFamily, Selector, per_type
 from mteval.metrics.registry import register
 
-SELECTORS = {"NE-Oe(*)": Selector("Oe"), "NE-Oe(**)": Selector("Oe", exclude=frozenset({"O"})),
+SELECTORS = {"NE-Oe(*)": Selector("Oe", exclude=frozenset({"O"})), "NE-Oe(**)": Selector("Oe"),
              **per_type("NE-Oe", "Oe", NE_TYPES + ("O",)),
              "NE-Me(*)": Selector("Me"), **per_type("NE-Me", "Me", NE_TYPES)}
 

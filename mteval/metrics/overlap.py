@@ -18,8 +18,9 @@ Multiple references (manual §5.2.2, notes): per segment and per individual type
 the best Overlapping(t) is kept (ties: the smaller ``total_t``, then the first reference) and the
 (*) aggregation sums those best pairs. A type absent from the hypothesis and from some reference
 agrees perfectly with that reference and drops out (0/0 ranks first). A segment where the selected
-types have no items at all has no score (NaN); document and system scores are the mean of segment
-scores with NaN counted as 0 (:func:`mteval.metrics.base.mean_score_set`), as Asiya does.
+types have no items at all scores 0, as in Asiya (its cached sample gives SR-Or = 0 for a segment
+whose hypothesis equals its reference: no frame on either side); document and system scores are
+the mean of the segment scores (:func:`mteval.metrics.base.mean_score_set`), as Asiya computes them.
 
 :class:`OverlapFamily` is the reusable piece: a family gives ``features(sentence)`` (groups of
 typed bags) and a table of :class:`Selector` per variant; this module does the rest.
@@ -27,7 +28,6 @@ typed bags) and a table of :class:`Selector` per variant; this module does the r
 
 from __future__ import annotations
 
-import math
 from abc import abstractmethod
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
@@ -158,13 +158,13 @@ class Selector:
     exclude: frozenset[str] = frozenset()
 
     def score(self, counts: Counts) -> float:
-        """``sum hits / sum total`` over the selected types; NaN when they have no items."""
+        """``sum hits / sum total`` over the selected types; 0 when they have no items (Asiya)."""
         if self.types is not None:
             pairs = [counts[t] for t in self.types if t in counts]
         else:
             pairs = [p for t, p in counts.items() if t not in self.exclude]
         total = sum(p[1] for p in pairs)
-        return sum(p[0] for p in pairs) / total if total else math.nan
+        return sum(p[0] for p in pairs) / total if total else 0.0
 
     def scores(self, index: dict[str, int], matrix: np.ndarray) -> np.ndarray:
         """:meth:`score` of every segment of a :func:`count_matrix` (vectorised)."""
@@ -174,7 +174,7 @@ class Selector:
             cols = [j for t, j in index.items() if t not in self.exclude]
         hits, total = matrix[:, cols, 0].sum(axis=1), matrix[:, cols, 1].sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(total > 0, hits / total, np.nan)
+            return np.where(total > 0, hits / total, 0.0)
 
 
 def per_type(prefix: str, group: str, types: Iterable[str]) -> dict[str, Selector]:
