@@ -18,7 +18,7 @@ extracted once and cached (as sparse rows), and matches are computed as a sparse
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -53,10 +53,10 @@ def split_punctuation(text: str) -> list[str]:
 def ngram_counters(text: str) -> list[Counter]:
     """Counters of character 1..6-grams (whitespace removed) and word 1..2-grams of one segment."""
     line = "".join(text.split())
-    counters = [Counter(line[i:i + n] for i in range(len(line) - n + 1))
+    counters = [Counter([line[i:i + n] for i in range(len(line) - n + 1)])
                 for n in range(1, CHAR_ORDER + 1)]
     words = split_punctuation(text)
-    counters += [Counter(" ".join(words[i:i + n]) for i in range(len(words) - n + 1))
+    counters += [Counter([" ".join(words[i:i + n]) for i in range(len(words) - n + 1)])
                  for n in range(1, WORD_ORDER + 1)]
     return counters
 
@@ -69,42 +69,64 @@ class _Grams:
     totals: np.ndarray  # (n_segments, n_orders) n-gram counts
 
 
+@dataclass
+class _Row:
+    """The n-grams of one segment: ids and counts per order, and the n-gram total per order."""
+
+    ids: list[np.ndarray]
+    counts: list[np.ndarray]
+    totals: tuple[int, ...]
+
+
+def _id_map() -> defaultdict:
+    """A dict giving each new key the next integer id."""
+    ids: defaultdict = defaultdict(int)
+    ids.default_factory = ids.__len__
+    return ids
+
+
 class _Vocabulary:
-    """N-gram ids and cached per-string sparse rows, shared by every text this family sees."""
+    """N-gram ids and cached per-string rows (and per-text matrices), shared by every text seen."""
+
+    MAX_TEXTS = 256
 
     def __init__(self, lowercase: bool) -> None:
         self.lowercase = lowercase
-        self.ids: list[dict[str, int]] = [{} for _ in range(CHAR_ORDER + WORD_ORDER)]
-        self.rows: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+        self.ids = [_id_map() for _ in range(CHAR_ORDER + WORD_ORDER)]
+        self.rows: dict[str, _Row] = {}
+        self.texts: dict[tuple[str, ...], _Grams] = {}
 
-    def row(self, text: str) -> list[tuple[np.ndarray, np.ndarray]]:
-        """(ids, counts) per order for one segment, computed once per unique string."""
+    def row(self, text: str) -> _Row:
+        """N-grams of one segment, computed once per unique string."""
         cached = self.rows.get(text)
         if cached is None:
             counters = ngram_counters(text.lower() if self.lowercase else text)
-            cached = []
-            for ids, counter in zip(self.ids, counters, strict=True):
-                keys = [ids.setdefault(g, len(ids)) for g in counter]
-                cached.append((np.asarray(keys, dtype=np.int64),
-                               np.fromiter(counter.values(), dtype=np.int64, count=len(counter))))
-            self.rows[text] = cached
+            ids = [np.fromiter(map(table.__getitem__, c), dtype=np.int64, count=len(c))
+                   for table, c in zip(self.ids, counters, strict=True)]
+            counts = [np.fromiter(c.values(), dtype=np.int64, count=len(c)) for c in counters]
+            totals = tuple(sum(c.values()) for c in counters)
+            cached = self.rows[text] = _Row(ids, counts, totals)
         return cached
 
     def grams(self, texts: Sequence[str]) -> _Grams:
-        """Sparse count matrices of a list of segments."""
+        """Sparse count matrices of a list of segments (cached per text)."""
+        key = tuple(texts)
+        found = self.texts.get(key)
+        if found is not None:
+            return found
         rows = [self.row(t) for t in texts]
-        orders, totals = [], []
+        orders = []
         for k in range(CHAR_ORDER + WORD_ORDER):
-            ids = [r[k][0] for r in rows]
-            counts = [r[k][1] for r in rows]
             indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-            np.cumsum([len(i) for i in ids], out=indptr[1:])
-            data = np.concatenate(counts) if rows else np.zeros(0, dtype=np.int64)
-            index = np.concatenate(ids) if rows else np.zeros(0, dtype=np.int64)
+            np.cumsum([len(r.ids[k]) for r in rows], out=indptr[1:])
+            data = np.concatenate([r.counts[k] for r in rows]) if rows else np.zeros(0, dtype=np.int64)
+            index = np.concatenate([r.ids[k] for r in rows]) if rows else np.zeros(0, dtype=np.int64)
             orders.append((data, index, indptr))
-            totals.append(np.asarray([c.sum() for c in counts], dtype=np.int64))
-        return _Grams(orders=orders, totals=np.stack(totals, axis=1) if rows
-                      else np.zeros((0, CHAR_ORDER + WORD_ORDER), dtype=np.int64))
+        totals = np.array([r.totals for r in rows], dtype=np.int64).reshape(len(rows), CHAR_ORDER + WORD_ORDER)
+        if len(self.texts) >= self.MAX_TEXTS:
+            self.texts.clear()
+        found = self.texts[key] = _Grams(orders=orders, totals=totals)
+        return found
 
 
 def _matches(hyp: _Grams, ref: _Grams, vocab_sizes: list[int]) -> np.ndarray:
