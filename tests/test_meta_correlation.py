@@ -16,9 +16,11 @@ from mteval.meta.assessments import read_assessments
 from mteval.meta.correlation import (
     correlate,
     kendall,
+    kendall_from_counts,
     kendall_wmt12,
     kendall_wmt20,
     mean_removed,
+    pair_counts,
     pairwise_accuracy,
     pearson,
     spearman,
@@ -39,7 +41,11 @@ def test_equal_to_scipy(pair):
     checks = [(pearson(h, m), scipy.stats.pearsonr(h, m)[0] if np.std(h) and np.std(m) else np.nan),
               (spearman(h, m), scipy.stats.spearmanr(h, m)[0]),
               (kendall(h, m, "b"), scipy.stats.kendalltau(h, m, variant="b")[0]),
-              (kendall(h, m, "c"), scipy.stats.kendalltau(h, m, variant="c")[0])]
+              (kendall(h, m, "c"), scipy.stats.kendalltau(h, m, variant="c")[0]),
+              (kendall_from_counts(pair_counts(h, m), len(h), min(len(set(h)), len(set(m))), "b"),
+               scipy.stats.kendalltau(h, m, variant="b")[0]),
+              (kendall_from_counts(pair_counts(h, m), len(h), min(len(set(h)), len(set(m))), "c"),
+               scipy.stats.kendalltau(h, m, variant="c")[0])]
     for ours, theirs in checks:
         if np.isnan(theirs):
             assert np.isnan(ours)
@@ -146,3 +152,35 @@ def test_asiya_sample_assessments():
     # bing segment 1: judges Jesus 7 and David 2 -> 4.5
     assert ass.segment_scores("bing")[0] == pytest.approx(4.5)
     assert ass.system["bing"] == pytest.approx(np.nanmean(ass.segment_scores("bing")))  # segment 3 unrated
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from(["kendall-wmt12", "kendall-wmt20", "accuracy"]))
+def test_grouped_pair_statistics_equal_the_per_group_loop(seed, name):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 40))
+    h, m = rng.integers(0, 60, n).astype(float), rng.integers(0, 5, n).astype(float)
+    h[rng.random(n) < 0.1] = np.nan
+    groups = rng.integers(0, 5, n)
+    con = dis = agree = pairs = 0
+    for g in np.unique(groups):
+        rows = np.flatnonzero(groups == g)
+        for x in range(len(rows)):
+            for y in range(x + 1, len(rows)):
+                dh, dm = h[rows[y]] - h[rows[x]], m[rows[y]] - m[rows[x]]
+                if np.isnan(dh):
+                    continue
+                pairs += 1
+                agree += np.sign(dh) == np.sign(dm)
+                counted = abs(dh) >= 25 if name == "kendall-wmt20" else dh != 0
+                if counted:
+                    con, dis = con + (dh * dm > 0), dis + (dh * dm <= 0)
+    if name == "accuracy":
+        expected = agree / pairs if pairs else np.nan
+    else:
+        expected = (con - dis) / (con + dis) if con + dis else np.nan
+    got = correlate(name, h, m, groups)
+    assert (np.isnan(got) and np.isnan(expected)) or got == pytest.approx(expected)
+    units = groups  # pairs stay inside units: the fast bootstrap path
+    ci = bootstrap_ci(name, h, m, units, groups, n=50)
+    assert np.isnan(got) or ci.low <= ci.high

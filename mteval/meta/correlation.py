@@ -12,7 +12,8 @@ Statistics (the name is the key of :data:`STATISTICS`):
 * ``pearson``, ``spearman``: as ``scipy.stats.pearsonr`` / ``spearmanr`` (tested equal);
   with ``weights`` Pearson is the weighted Pearson of seed 003 (Kahn et al. 2009: length-weighted,
   "to avoid emphasis on short segments").
-* ``kendall`` (tau-b) and ``kendall-c`` (tau-c): as ``scipy.stats.kendalltau`` (tested equal).
+* ``kendall`` (tau-b) and ``kendall-c`` (tau-c): ``scipy.stats.kendalltau``; the pair counts
+  used by the WMT variants give the same values (:func:`kendall_from_counts`, tested).
 * ``kendall-wmt12`` (seed 001; Callison-Burch et al. 2012): (concordant - discordant) /
   (concordant + discordant) over pairs the humans did not tie; a metric tie is discordant.
 * ``kendall-wmt20`` (WMT20 "Kendall-like", mt-metrics-eval ``KendallLike``): pairs whose human
@@ -101,19 +102,25 @@ def pair_counts(human: np.ndarray, metric: np.ndarray, thresh: float = 0.0) -> P
 
 
 def kendall(human: np.ndarray, metric: np.ndarray, variant: str = "b") -> float:
-    """Kendall's tau-b or tau-c, as ``scipy.stats.kendalltau(human, metric, variant=...)``."""
+    """Kendall's tau-b or tau-c: ``scipy.stats.kendalltau(human, metric, variant=...)`` itself
+    (O(n log n); pair counting is kept for the WMT variants, which compare within segments)."""
+    if variant not in ("b", "c"):
+        raise MtevalError(f"unknown Kendall variant {variant!r}; use b or c")
     h, m = aligned(human, metric)
-    c = pair_counts(h, m)
+    if len(h) < 2 or np.ptp(h) == 0 or np.ptp(m) == 0:
+        return float("nan")
+    return float(scipy.stats.kendalltau(h, m, variant=variant)[0])
+
+
+def kendall_from_counts(c: PairCounts, n: int, classes: int, variant: str = "b") -> float:
+    """tau-b / tau-c from pair counts (the textbook formulas; tested equal to scipy)."""
     total = c.concordant + c.discordant + c.tie_human + c.tie_metric + c.tie_both
     tie_h, tie_m = c.tie_human + c.tie_both, c.tie_metric + c.tie_both
-    if len(h) < 2 or tie_h == total or tie_m == total:
+    if n < 2 or tie_h == total or tie_m == total:
         return float("nan")
     if variant == "b":
         return float((c.concordant - c.discordant) / np.sqrt((total - tie_h) * (total - tie_m)))
-    if variant == "c":
-        classes = min(len(np.unique(h)), len(np.unique(m)))
-        return float(2 * (c.concordant - c.discordant) / (len(h) ** 2 * (classes - 1) / classes))
-    raise MtevalError(f"unknown Kendall variant {variant!r}; use b or c")
+    return float(2 * (c.concordant - c.discordant) / (n ** 2 * (classes - 1) / classes))
 
 
 def wmt_kendall_counts(human: np.ndarray, metric: np.ndarray, thresh: float | None) -> tuple[int, int]:
@@ -183,6 +190,38 @@ def mean_removed(values: np.ndarray, groups: np.ndarray, present: np.ndarray | N
     return np.where(present, values - means[inverse], np.nan)
 
 
+def within_group_pairs(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Index arrays (i, j), i < j in a stable group order, of every pair inside the same group."""
+    order = np.argsort(groups, kind="stable")
+    sorted_groups = groups[order]
+    n = len(order)
+    ends = np.searchsorted(sorted_groups, sorted_groups, side="right")
+    partners = ends - np.arange(n) - 1
+    first = np.repeat(np.arange(n), partners)
+    offsets = np.cumsum(partners) - partners
+    second = first + 1 + (np.arange(len(first)) - offsets[first])
+    return order[first], order[second]
+
+
+def grouped_pair_stats(name: str, human: np.ndarray, metric: np.ndarray, groups: np.ndarray,
+                       thresh: float = 25.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-group (numerator, denominator) of a pair statistic over within-group pairs, vectorised:
+    returns (group ids, numerators, denominators); the statistic is sum(num) / sum(den)."""
+    keep = ~(np.isnan(human) | np.isnan(metric))
+    h, m, g = np.asarray(human)[keep], np.asarray(metric)[keep], np.asarray(groups)[keep]
+    ids, g = np.unique(g, return_inverse=True)
+    i, j = within_group_pairs(g)
+    dh, dm = h[j] - h[i], m[j] - m[i]
+    if name == "accuracy":
+        num, den = (np.sign(dh) == np.sign(dm)).astype(float), np.ones(len(i))
+    else:
+        counted = np.abs(dh) >= thresh if name == "kendall-wmt20" else dh != 0
+        concordant = counted & (dh * dm > 0)
+        num, den = concordant.astype(float) - (counted & ~concordant), counted.astype(float)
+    size = len(ids)
+    return ids, np.bincount(g[i], weights=num, minlength=size), np.bincount(g[i], weights=den, minlength=size)
+
+
 def correlate(name: str, human: np.ndarray, metric: np.ndarray, groups: np.ndarray | None = None,
               weights: np.ndarray | None = None, **options: float) -> float:
     """Statistic ``name`` of two aligned vectors; averaged over ``groups`` when given (see module)."""
@@ -201,11 +240,8 @@ def correlate(name: str, human: np.ndarray, metric: np.ndarray, groups: np.ndarr
     bounds = np.flatnonzero(np.diff(groups[order])) + 1
     parts = np.split(order, bounds)
     if name in _MICRO:
-        num = den = 0
-        for rows in parts:
-            a, b = _MICRO[name](human[rows], metric[rows], **options)
-            num, den = num + a, den + b
-        return num / den if den else float("nan")
+        _, num, den = grouped_pair_stats(name, human, metric, groups, **options)
+        return float(num.sum() / den.sum()) if den.sum() else float("nan")
     values = np.asarray([one(human[r], metric[r], None if weights is None else weights[r]) for r in parts])
     values = values[~np.isnan(values)]
     return float(values.mean()) if len(values) else float("nan")

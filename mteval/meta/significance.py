@@ -10,6 +10,8 @@
   z-scored, each position's two metric scores are swapped with probability 1/2, and the p-value
   is the share of permutations whose correlation difference is >= the observed one (one-sided,
   H1: A correlates better than B). No early stopping here (mt-metrics-eval stops blocks early).
+* :func:`system_level_ci`: CI of a system-level correlation by resampling segments (each
+  resample's system scores are segment means), shifted to the reported value.
 * :func:`system_bootstrap`: system-vs-system paired bootstrap (Koehn 2004) for any metric: the
   system score of a resample is the mean of its segment scores, or, for a statistics-based
   metric, ``score_from_stats`` of the summed statistics rows (as sacreBLEU does).
@@ -26,7 +28,9 @@ import numpy as np
 import scipy.stats
 
 from mteval.errors import MtevalError
-from mteval.meta.correlation import correlate
+from mteval.meta.correlation import correlate, grouped_pair_stats
+
+PAIR_STATISTICS = ("kendall-wmt12", "kendall-wmt20", "accuracy")
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,12 @@ def bootstrap_ci(name: str, human: np.ndarray, metric: np.ndarray, units: np.nda
                  seed: int = 1234, **options: float) -> Interval:
     """Correlation ``name`` with a percentile bootstrap CI over resampled ``units``."""
     value = correlate(name, human, metric, groups, **options)
+    if name in PAIR_STATISTICS and groups is not None and np.array_equal(groups, units):
+        # pairs never cross units: resampling units = resampling their (numerator, denominator)
+        _, num, den = grouped_pair_stats(name, human, metric, groups, **options)
+        counts = np.random.default_rng(seed).multinomial(len(num), np.full(len(num), 1 / len(num)), size=n)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return Interval(value, *_percentile(list((counts @ num) / (counts @ den)), alpha))
     draws = [correlate(name, human[i], metric[i], g, **options)
              for i, g in _resamples(units, groups, n, seed)]
     return Interval(value, *_percentile(draws, alpha))
@@ -159,3 +169,29 @@ def system_bootstrap(segments_a: np.ndarray, segments_b: np.ndarray, n: int = 10
     losing = deltas <= 0 if delta > 0 else deltas >= 0
     return Comparison(delta, *_percentile(list(deltas), alpha), float(np.mean(losing)))
 
+
+
+def system_level_ci(name: str, value: float, human_segments: np.ndarray, metric_segments: np.ndarray,
+                    n: int = 1000, alpha: float = 0.05, seed: int = 1234, **options: float) -> Interval:
+    """CI of a system-level correlation by resampling *segments* (as WMT does), not systems.
+
+    ``*_segments`` are ``(A, S)`` (NaN = unscored). In each resample every system's score is the
+    mean of its resampled segment scores; since the reported ``value`` may use other system scores
+    (corpus BLEU, official human scores), the interval is the percentile interval of the resampled
+    correlations shifted by ``value - r_mean`` (r_mean: the correlation of the full-sample means).
+    """
+    h = np.asarray(human_segments, dtype=np.float64)
+    m = np.asarray(metric_segments, dtype=np.float64)
+    counts = np.random.default_rng(seed).multinomial(h.shape[1], np.full(h.shape[1], 1 / h.shape[1]), size=n)
+
+    def means(x: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        present = ~np.isnan(x)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (np.where(present, x, 0.0) @ weights.T) / (present @ weights.T)
+
+    full = correlate(name, means(h, np.ones((1, h.shape[1])))[:, 0], means(m, np.ones((1, h.shape[1])))[:, 0],
+                     **options)
+    hs, ms = means(h, counts), means(m, counts)
+    draws = [correlate(name, hs[:, b], ms[:, b], **options) for b in range(n)]
+    low, high = _percentile(draws, alpha)
+    return Interval(value, float(np.clip(low + value - full, -1, 1)), float(np.clip(high + value - full, -1, 1)))

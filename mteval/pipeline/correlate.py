@@ -6,7 +6,9 @@ default; ``item`` = per source segment, averaged; ``sys`` = per system, averaged
 statistics (``kendall-wmt12``, ``kendall-wmt20``, ``accuracy``) compare only translations of the
 same segment (grouped by item, micro-averaged), as WMT does. CIs resample segments (all systems of
 a segment together). System level: one point per system (the metric's system score from the
-cache, the human system score from the assessments); CIs resample systems.
+cache, the human system score from the assessments); CIs resample segments too, with system
+scores as segment means in each resample, shifted to the reported value
+(``significance.system_level_ci``); without segment-level human scores they resample systems.
 
 Metric scores are oriented so that higher is better (an error metric with
 ``higher_is_better = False`` is negated; Asiya's ``-WER``/``-TER`` already are), so every
@@ -30,8 +32,8 @@ import numpy as np
 
 from mteval.errors import ConfigError
 from mteval.meta.assessments import Assessments, read_assessments
-from mteval.meta.correlation import STATISTICS, mean_removed, pearson
-from mteval.meta.significance import bootstrap_ci, paired_bootstrap, perm_both
+from mteval.meta.correlation import STATISTICS, correlate, mean_removed, pearson
+from mteval.meta.significance import bootstrap_ci, paired_bootstrap, perm_both, system_level_ci
 from mteval.metrics.base import ScoreSet
 from mteval.pipeline.evaluate import higher_is_better
 from mteval.store.cache import refset_name
@@ -50,6 +52,9 @@ class Points:
     items: np.ndarray  # segment id (seg) or system index (sys): the resampling unit
     systems: np.ndarray  # system index of every point
     weights: np.ndarray | None = None
+    # system level only: (A, S) segment scores, for CIs that resample segments
+    human_segments: np.ndarray | None = None
+    metric_segments: dict[str, np.ndarray] | None = None
 
 
 def segment_points(human: Assessments, scores: dict[str, dict[str, ScoreSet]], systems: Sequence[str],
@@ -75,10 +80,13 @@ def system_points(human: Assessments, scores: dict[str, dict[str, ScoreSet]], sy
     if len(rated) < 3:
         raise ConfigError(f"system-level correlation needs at least 3 assessed systems, got {len(rated)}")
     h = np.asarray([human.system[s] for s in rated])
-    metric = {m: np.asarray([per[s].system for s in rated]) * (1 if orient(m) else -1)
-              for m, per in scores.items()}
+    sign = {m: 1 if orient(m) else -1 for m in scores}
+    metric = {m: np.asarray([per[s].system for s in rated]) * sign[m] for m, per in scores.items()}
     ids = np.arange(len(rated))
-    return Points(h, metric, ids, ids)
+    human_seg = np.stack([human.segment_scores(s) for s in rated])
+    metric_seg = {m: np.stack([per[s].segments for s in rated]) * sign[m] for m, per in scores.items()}
+    usable = not np.all(np.isnan(human_seg))
+    return Points(h, metric, ids, ids, None, human_seg if usable else None, metric_seg if usable else None)
 
 
 def _groups(points: Points, name: str, level: str, average: str) -> np.ndarray | None:
@@ -116,8 +124,13 @@ def correlation_records(points: Points, level: str, refset: str, correlations: S
                 if variant == "mean-removed" and name in PAIR_STATISTICS:
                     continue  # within-segment pairs: removing the segment mean changes nothing
                 opts = {"thresh": thresh} if name == "kendall-wmt20" else {}
-                ci = bootstrap_ci(name, pts.human, values, pts.items, _groups(pts, name, level, average),
-                                  n=n_resamples, seed=seed, **opts)
+                if level == "sys" and pts.human_segments is not None and pts.metric_segments is not None:
+                    value = correlate(name, pts.human, values, **opts)
+                    ci = system_level_ci(name, value, pts.human_segments, pts.metric_segments[metric],
+                                         n=n_resamples, seed=seed, **opts)
+                else:
+                    ci = bootstrap_ci(name, pts.human, values, pts.items, _groups(pts, name, level, average),
+                                      n=n_resamples, seed=seed, **opts)
                 n = int((~(np.isnan(pts.human) | np.isnan(values))).sum())
                 label = name if variant == "plain" else f"{name}/{variant}"
                 out.append(_record(label, refset, metric, level, ci.value, correlation=name, variant=variant,
