@@ -57,6 +57,7 @@ def annotated_sides(n: int) -> tuple[list[Side], list[Side], float, int]:
     if n <= 0:
         n = cached_prefix(annotator, list(refs.values()) + list(systems.values()), (1000, 300, 100)) or 30
     start = time.perf_counter()
+    annotator.annotate([t for texts in {**refs, **systems}.values() for t in texts[:n]])  # parse what is missing
     sides = {name: Side(name, texts[:n], annotator.annotate(texts[:n]))
              for name, texts in {**refs, **systems}.items()}
     return ([sides[r] for r in refs], [sides[s] for s in systems], time.perf_counter() - start,
