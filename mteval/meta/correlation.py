@@ -223,25 +223,23 @@ def grouped_pair_stats(name: str, human: np.ndarray, metric: np.ndarray, groups:
 
 
 def correlate(name: str, human: np.ndarray, metric: np.ndarray, groups: np.ndarray | None = None,
-              weights: np.ndarray | None = None, **options: float) -> float:
-    """Statistic ``name`` of two aligned vectors; averaged over ``groups`` when given (see module)."""
+              thresh: float = 25.0) -> float:
+    """Statistic ``name`` of two aligned vectors; averaged over ``groups`` when given (see module).
+    ``thresh`` is the human-difference threshold of ``kendall-wmt20`` (ignored otherwise)."""
     if name not in STATISTICS:
         raise MtevalError(f"unknown correlation {name!r}; known: {', '.join(STATISTICS)}")
-    if weights is not None and name != "pearson":
-        raise MtevalError("length weighting is defined for Pearson only")
 
-    def one(h: np.ndarray, m: np.ndarray, w: np.ndarray | None) -> float:
-        return pearson(h, m, w) if w is not None else STATISTICS[name](h, m, **options)
+    def one(h: np.ndarray, m: np.ndarray) -> float:
+        return STATISTICS[name](h, m, thresh) if name == "kendall-wmt20" else STATISTICS[name](h, m)
 
     if groups is None:
-        return one(human, metric, weights)
+        return one(human, metric)
     human, metric, groups = np.asarray(human), np.asarray(metric), np.asarray(groups)
-    order = np.argsort(groups, kind="stable")
-    bounds = np.flatnonzero(np.diff(groups[order])) + 1
-    parts = np.split(order, bounds)
     if name in _MICRO:
-        _, num, den = grouped_pair_stats(name, human, metric, groups, **options)
+        _, num, den = grouped_pair_stats(name, human, metric, groups, thresh)
         return float(num.sum() / den.sum()) if den.sum() else float("nan")
-    values = np.asarray([one(human[r], metric[r], None if weights is None else weights[r]) for r in parts])
+    order = np.argsort(groups, kind="stable")
+    parts = np.split(order, np.flatnonzero(np.diff(groups[order])) + 1)
+    values = np.asarray([one(human[r], metric[r]) for r in parts])
     values = values[~np.isnan(values)]
     return float(values.mean()) if len(values) else float("nan")

@@ -83,28 +83,28 @@ def _percentile(values: list[float], alpha: float) -> tuple[float, float]:
 
 def bootstrap_ci(name: str, human: np.ndarray, metric: np.ndarray, units: np.ndarray,
                  groups: np.ndarray | None = None, n: int = 1000, alpha: float = 0.05,
-                 seed: int = 1234, **options: float) -> Interval:
+                 seed: int = 1234, thresh: float = 25.0) -> Interval:
     """Correlation ``name`` with a percentile bootstrap CI over resampled ``units``."""
-    value = correlate(name, human, metric, groups, **options)
+    value = correlate(name, human, metric, groups, thresh=thresh)
     if name in PAIR_STATISTICS and groups is not None and np.array_equal(groups, units):
         # pairs never cross units: resampling units = resampling their (numerator, denominator)
-        _, num, den = grouped_pair_stats(name, human, metric, groups, **options)
+        _, num, den = grouped_pair_stats(name, human, metric, groups, thresh)
         counts = np.random.default_rng(seed).multinomial(len(num), np.full(len(num), 1 / len(num)), size=n)
         with np.errstate(invalid="ignore", divide="ignore"):
             return Interval(value, *_percentile(list((counts @ num) / (counts @ den)), alpha))
-    draws = [correlate(name, human[i], metric[i], g, **options)
+    draws = [correlate(name, human[i], metric[i], g, thresh=thresh)
              for i, g in _resamples(units, groups, n, seed)]
     return Interval(value, *_percentile(draws, alpha))
 
 
 def paired_bootstrap(name: str, human: np.ndarray, metric_a: np.ndarray, metric_b: np.ndarray,
                      units: np.ndarray, groups: np.ndarray | None = None, n: int = 1000,
-                     alpha: float = 0.05, seed: int = 1234, **options: float) -> Comparison:
+                     alpha: float = 0.05, seed: int = 1234, thresh: float = 25.0) -> Comparison:
     """Does metric A correlate better than B? Paired bootstrap over ``units``."""
-    delta = (correlate(name, human, metric_a, groups, **options)
-             - correlate(name, human, metric_b, groups, **options))
-    deltas = [correlate(name, human[i], metric_a[i], g, **options)
-              - correlate(name, human[i], metric_b[i], g, **options)
+    delta = (correlate(name, human, metric_a, groups, thresh=thresh)
+             - correlate(name, human, metric_b, groups, thresh=thresh))
+    deltas = [correlate(name, human[i], metric_a[i], g, thresh=thresh)
+              - correlate(name, human[i], metric_b[i], g, thresh=thresh)
               for i, g in _resamples(units, groups, n, seed)]
     finite = np.asarray(deltas)[~np.isnan(deltas)]
     p = float((finite <= 0).mean()) if len(finite) else float("nan")
@@ -113,12 +113,12 @@ def paired_bootstrap(name: str, human: np.ndarray, metric_a: np.ndarray, metric_
 
 def perm_both(name: str, human: np.ndarray, metric_a: np.ndarray, metric_b: np.ndarray,
               groups: np.ndarray | None = None, n: int = 1000, seed: int = 1234,
-              **options: float) -> Comparison:
+              thresh: float = 25.0) -> Comparison:
     """PERM-BOTH permutation test (mt-metrics-eval ``PermutationSigDiff``), H1: A better than B."""
     keep = ~(np.isnan(human) | np.isnan(metric_a) | np.isnan(metric_b))
     h, a, b = human[keep], scipy.stats.zscore(metric_a[keep]), scipy.stats.zscore(metric_b[keep])
     g = None if groups is None else np.asarray(groups)[keep]
-    delta = correlate(name, h, a, g, **options) - correlate(name, h, b, g, **options)
+    delta = correlate(name, h, a, g, thresh=thresh) - correlate(name, h, b, g, thresh=thresh)
     rng = np.random.default_rng(seed)
     if name == "pearson" and g is None:
         swap = rng.integers(0, 2, size=(n, len(h))).astype(bool)
@@ -128,8 +128,8 @@ def perm_both(name: str, human: np.ndarray, metric_a: np.ndarray, metric_b: np.n
         deltas = np.empty(n)
         for i in range(n):
             swap = rng.integers(0, 2, size=len(h)).astype(bool)
-            deltas[i] = (correlate(name, h, np.where(swap, b, a), g, **options)
-                         - correlate(name, h, np.where(swap, a, b), g, **options))
+            deltas[i] = (correlate(name, h, np.where(swap, b, a), g, thresh=thresh)
+                         - correlate(name, h, np.where(swap, a, b), g, thresh=thresh))
     return Comparison(delta, float("nan"), float("nan"), float(np.mean(deltas >= delta)))
 
 
@@ -172,7 +172,7 @@ def system_bootstrap(segments_a: np.ndarray, segments_b: np.ndarray, n: int = 10
 
 
 def system_level_ci(name: str, value: float, human_segments: np.ndarray, metric_segments: np.ndarray,
-                    n: int = 1000, alpha: float = 0.05, seed: int = 1234, **options: float) -> Interval:
+                    n: int = 1000, alpha: float = 0.05, seed: int = 1234, thresh: float = 25.0) -> Interval:
     """CI of a system-level correlation by resampling *segments* (as WMT does), not systems.
 
     ``*_segments`` are ``(A, S)`` (NaN = unscored). In each resample every system's score is the
@@ -190,8 +190,8 @@ def system_level_ci(name: str, value: float, human_segments: np.ndarray, metric_
             return (np.where(present, x, 0.0) @ weights.T) / (present @ weights.T)
 
     full = correlate(name, means(h, np.ones((1, h.shape[1])))[:, 0], means(m, np.ones((1, h.shape[1])))[:, 0],
-                     **options)
+                     thresh=thresh)
     hs, ms = means(h, counts), means(m, counts)
-    draws = [correlate(name, hs[:, b], ms[:, b], **options) for b in range(n)]
+    draws = [correlate(name, hs[:, b], ms[:, b], thresh=thresh) for b in range(n)]
     low, high = _percentile(draws, alpha)
     return Interval(value, float(np.clip(low + value - full, -1, 1)), float(np.clip(high + value - full, -1, 1)))

@@ -123,14 +123,13 @@ def correlation_records(points: Points, level: str, refset: str, correlations: S
             for name in correlations:
                 if variant == "mean-removed" and name in PAIR_STATISTICS:
                     continue  # within-segment pairs: removing the segment mean changes nothing
-                opts = {"thresh": thresh} if name == "kendall-wmt20" else {}
                 if level == "sys" and pts.human_segments is not None and pts.metric_segments is not None:
-                    value = correlate(name, pts.human, values, **opts)
+                    value = correlate(name, pts.human, values, thresh=thresh)
                     ci = system_level_ci(name, value, pts.human_segments, pts.metric_segments[metric],
-                                         n=n_resamples, seed=seed, **opts)
+                                         n=n_resamples, seed=seed, thresh=thresh)
                 else:
                     ci = bootstrap_ci(name, pts.human, values, pts.items, _groups(pts, name, level, average),
-                                      n=n_resamples, seed=seed, **opts)
+                                      n=n_resamples, seed=seed, thresh=thresh)
                 n = int((~(np.isnan(pts.human) | np.isnan(values))).sum())
                 label = name if variant == "plain" else f"{name}/{variant}"
                 out.append(_record(label, refset, metric, level, ci.value, correlation=name, variant=variant,
@@ -142,15 +141,18 @@ def correlation_records(points: Points, level: str, refset: str, correlations: S
 
 def _weighted_records(points: Points, refset: str, n_resamples: int, seed: int) -> list[Record]:
     """Length-weighted Pearson (seed 003), CI by resampling segments."""
-    out = []
+    out: list[Record] = []
+    weights = points.weights
+    if weights is None:
+        return out
     rows = [np.flatnonzero(points.items == u) for u in np.unique(points.items)]
     for metric, values in points.metrics.items():
-        value = pearson(points.human, values, points.weights)
+        value = pearson(points.human, values, weights)
         draws = []
         rng = np.random.default_rng(seed)
         for _ in range(n_resamples):
             idx = np.concatenate([rows[d] for d in rng.integers(0, len(rows), len(rows))])
-            draws.append(pearson(points.human[idx], values[idx], points.weights[idx]))
+            draws.append(pearson(points.human[idx], values[idx], weights[idx]))
         finite = np.asarray(draws)[~np.isnan(draws)]
         low, high = (np.quantile(finite, [0.025, 0.975]) if len(finite) else (np.nan, np.nan))
         out.append(_record("pearson/weighted", refset, metric, "seg", value, correlation="pearson",
@@ -164,7 +166,6 @@ def significance_records(points: Points, level: str, refset: str, correlation: s
                          n_resamples: int = 1000, seed: int = 1234, thresh: float = 25.0) -> list[Record]:
     """Every ordered metric pair A>B: PERM-BOTH and paired-bootstrap p-values."""
     out: list[Record] = []
-    opts = {"thresh": thresh} if correlation == "kendall-wmt20" else {}
     groups = _groups(points, correlation, level, average)
     names = list(points.metrics)
     for a in names:
@@ -172,9 +173,9 @@ def significance_records(points: Points, level: str, refset: str, correlation: s
             if a == b:
                 continue
             perm = perm_both(correlation, points.human, points.metrics[a], points.metrics[b], groups,
-                             n=n_resamples, seed=seed, **opts)
+                             n=n_resamples, seed=seed, thresh=thresh)
             boot = paired_bootstrap(correlation, points.human, points.metrics[a], points.metrics[b],
-                                    points.items, groups, n=n_resamples, seed=seed, **opts)
+                                    points.items, groups, n=n_resamples, seed=seed, thresh=thresh)
             label = f"{a}>{b}"
             out.append(_record(f"perm-both:{correlation}", refset, label, level, perm.delta,
                                correlation=correlation, test="perm-both", p_value=perm.p_value))

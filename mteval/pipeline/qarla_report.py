@@ -70,6 +70,7 @@ def level_records(counts: Counts, names: Sequence[str], base: Record, level: str
     """Records of per-candidate counts ``(C, S)`` at ``level`` (``names`` label the candidates)."""
     agg = aggregate(counts, level, data.documents)
     values = ratio(agg)
+    doc_ids = (data.documents or DocumentIndex.single(data.n_segments)).doc_ids
     out: list[Record] = []
     for i, name in enumerate(names):
         row = {**base, "target": name}
@@ -82,7 +83,7 @@ def level_records(counts: Counts, names: Sequence[str], base: Record, level: str
                      "hits": int(agg.hits[i, j]), "trials": int(agg.trials[i, j])}
                     for j, d in enumerate(doc_names)]
         else:
-            out += [{**row, "level": "seg", "doc": data.documents.doc_ids[j], "segment": int(seg),
+            out += [{**row, "level": "seg", "doc": doc_ids[j], "segment": int(seg),
                      "score": float(values[i, j]), "hits": int(agg.hits[i, j]),
                      "trials": int(agg.trials[i, j])} for j, seg in enumerate(segments)]
     return out
