@@ -32,7 +32,7 @@ from abc import abstractmethod
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -60,38 +60,56 @@ EMPTY = Bag({}, 0)
 Counts = dict[str, tuple[int, int]]  # LE type -> (hits, total)
 
 
+class Interner:
+    """Integer ids of ``(type, item)`` keys, with the type and item of every id (one per family)."""
+
+    def __init__(self) -> None:
+        self.ids: dict[tuple[str, Hashable], int] = {}
+        self.types: list[str] = []
+        self.items: list[Hashable] = []
+
+    def id(self, key: tuple[str, Hashable]) -> int:
+        """The id of a key (a new one the first time)."""
+        found = self.ids.get(key)
+        if found is None:
+            found = self.ids[key] = len(self.types)
+            self.types.append(key[0])
+            self.items.append(key[1])
+        return found
+
+
 @dataclass(frozen=True)
 class Typed:
-    """Typed bags of one sentence: the count and the type of every interned ``(type, item)`` key, and
-    the size of every type's bag."""
+    """Typed bags of one sentence: the count of every interned ``(type, item)`` id, the size of every
+    type's bag, and the interner that gives each id's type."""
 
-    counts: Mapping[Hashable, int]
-    type_of: Mapping[Hashable, str]
+    counts: Mapping[int, int]
     sizes: Mapping[str, int]
-    items: Mapping[Hashable, Hashable]
+    keys: Interner
 
     def bag(self, t: str) -> Bag:
         """The bag of one type."""
-        return Bag({self.items[k]: c for k, c in self.counts.items() if self.type_of[k] == t}, self.sizes.get(t, 0))
+        types, items = self.keys.types, self.keys.items
+        return Bag({items[k]: c for k, c in self.counts.items() if types[k] == t}, self.sizes.get(t, 0))
 
 
-NO_ITEMS = Typed({}, {}, {}, {})
+NO_ITEMS = Typed({}, {}, Interner())
+SHARED_KEYS = Interner()  # for bags built without a family (tests, ad-hoc use)
 Features = dict[str, Typed]     # measure group (e.g. "Op", "Oc") -> typed bags
 
 
-def typed_bags(pairs: Iterable[tuple[str, Hashable]], ids: dict[Hashable, int] | None = None) -> Typed:
-    """Typed bags from ``(type, item)`` pairs; keys are interned as ints in ``ids`` when given (fast
-    intersections; every sentence compared must use the same ``ids``)."""
-    counts = Counter(pairs)
-    sizes: Counter[str] = Counter()
-    for (t, _), c in counts.items():
-        sizes[t] += c
-    if ids is None:
-        return Typed(cast(Mapping[Hashable, int], counts), {k: k[0] for k in counts}, sizes,
-                     {k: k[1] for k in counts})
-    keys = [ids.setdefault(k, len(ids)) for k in counts]
-    return Typed(dict(zip(keys, counts.values())), {i: k[0] for i, k in zip(keys, counts)}, sizes,
-                 {i: k[1] for i, k in zip(keys, counts)})
+def typed_bags(pairs: Iterable[tuple[str, Hashable]], keys: Interner | None = None) -> Typed:
+    """Typed bags from ``(type, item)`` pairs, interned in ``keys`` (every sentence compared must use
+    the same interner; :data:`SHARED_KEYS` when None)."""
+    keys = keys if keys is not None else SHARED_KEYS
+    ids, new = keys.ids, keys.id
+    counts: Counter[int] = Counter([ids[p] if p in ids else new(p) for p in pairs])
+    sizes: dict[str, int] = {}
+    types = keys.types
+    for k, c in counts.items():
+        t = types[k]
+        sizes[t] = sizes.get(t, 0) + c
+    return Typed(counts, sizes, keys)
 
 
 def overlap_counts(hyp: Bag, ref: Bag) -> tuple[int, int]:
@@ -113,7 +131,7 @@ def _hits_by_type(hyp: Typed, ref: Typed) -> dict[str, int]:
     hc, rc = hyp.counts, ref.counts
     hits: dict[str, int] = {}
     if hc and rc:
-        type_of = hyp.type_of
+        type_of = hyp.keys.types
         for key in hc.keys() & rc.keys():
             t = type_of[key]
             hits[t] = hits.get(t, 0) + min(hc[key], rc[key])
@@ -196,11 +214,11 @@ class OverlapFamily(MetricFamily):
         whatever the experiment's case setting; the signature shows the effective ``case``)."""
         super().__init__(case_sensitive and not lowercase, **options)
         self._cache: dict[Sentence, Features] = {}
-        self._ids: dict[Hashable, int] = {}
+        self._keys = Interner()
 
     def bags(self, pairs: Iterable[tuple[str, Hashable]]) -> Typed:
         """:func:`typed_bags` with this family's interned keys."""
-        return typed_bags(pairs, self._ids)
+        return typed_bags(pairs, self._keys)
 
     @abstractmethod
     def features(self, sentence: Sentence) -> Features:
