@@ -132,6 +132,30 @@ def correlations(scores, da: dict[tuple[str, int], float], variant: str) -> list
             f"{pearsonr(m_rm, h_rm)[0]:.4f}", f"{pearsonr(sys_m, sys_h)[0]:.4f}"]
 
 
+def tuning_table(family, refs: list[Side], systems: dict[str, Side], da, limit: int | None) -> str:
+    """EDPM §6 on DA: feature sets E (P/R of dlh, dl, lh, dh), N (1g, 2g), B (brevity), tuned for
+    weighted (reference length) correlation with per-source-segment mean-removed z, two folds of
+    documents; mean test-fold r per condition."""
+    from mteval.meta.weight_tuning import compare_feature_sets, split_documents
+
+    with open(WMT21_RUEN / "docids.tsv", encoding="utf-8") as f:
+        docs = {int(r["line"]): r["docid"] for r in csv.DictReader(f, delimiter="\t")}
+    prepared = family.prepare(refs)
+    feats = {name: family.features(side, prepared) for name, side in systems.items()}
+    pairs = [(s, line) for (s, line) in da if s in feats]
+    pick = {"E": [f"{pr}_{d}" for d in ("dlh", "dl", "lh", "dh") for pr in "PR"],
+            "N": [f"{pr}_{d}" for d in ("1g", "2g") for pr in "PR"], "B": ["B_long", "B_short"]}
+    sets = {k: {n: np.array([feats[s][n][line - 1] for s, line in pairs]) for n in names}
+            for k, names in pick.items()}
+    human = np.array([da[p] for p in pairs])
+    groups = [line for _, line in pairs]
+    weights = np.array([max(len(refs[0].sentences[line - 1]), 1) for _, line in pairs], dtype=float)
+    fold = split_documents([docs[line] for _, line in pairs], seed=0)
+    rows = [["condition", "mean test r"]]
+    rows += [[c, f"{r:.4f}"] for c, r in compare_feature_sets(sets, human, groups, weights, fold)]
+    return table(rows)
+
+
 def main() -> int:
     if not WMT21_RUEN.exists():
         print("skipped: ../shared/data/wmt21-ruen is absent")
@@ -139,7 +163,9 @@ def main() -> int:
     limit = int(os.environ.get("MTEVAL_BENCH_SEGMENTS", "0")) or None
     refs, systems, source, load_s = load_sides(limit)
     n_seg = len(next(iter(systems.values())))
-    docs = DocumentIndex.single(n_seg)
+    with open(WMT21_RUEN / "docids.tsv", encoding="utf-8") as f:
+        doc_ids = [r["docid"] for r in csv.DictReader(f, delimiter="\t")]
+    docs = DocumentIndex(tuple(doc_ids[:n_seg]))
     print(f"{len(systems)} systems x {len(refs)} references x {n_seg} segments; parses: {source}")
     if load_s:
         print(f"loading the parses and arc scores from the cache: {load_s:.1f} s")
@@ -162,6 +188,8 @@ def main() -> int:
     for family, scores in results.values():
         corr += [correlations(scores, da, v) for v in family.variants]
     print(table(corr))
+    print("EDPM §6 weight tuning (gamma 0.25), two-fold by document:")
+    print(tuning_table(EDPM(), list(refs.values()), systems, da, limit))
     return 0
 
 
