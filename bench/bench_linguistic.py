@@ -40,6 +40,7 @@ def cached_prefix(annotator: Any, texts: list[list[str]], candidates: tuple[int,
     from mteval.annotate.textprep import prepare_text
 
     def cached(t: str) -> bool:
+        """Whether one text's annotation is in the cache."""
         key = cache_key(prepare_text(t, annotator.max_words).text, annotator.language, annotator.identity(),
                         annotator.processors)
         return key in annotator.cache
@@ -115,6 +116,7 @@ def kendall_rows(scores: dict[str, dict[str, object]], refs: list[Side], systems
 
 
 def main() -> int:
+    """Run the benchmark (module docstring); exit status 0."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--segments", type=int, default=0,
                         help="segments per text; 0 (default): 1000, 300 or 100, the largest already in the "

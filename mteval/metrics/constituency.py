@@ -93,6 +93,7 @@ class Constituency(OverlapFamily):
         super().__init__(case_sensitive, trees=trees, **options)
 
     def info(self, variant: str) -> MetricInfo:
+        """Higher is better; Overlapping/Matching in [0, 1] (NIST: [0, inf))."""
         return MetricInfo(variant, self.family, description="IQMT §5.4.2 over projected phrase structure")
 
     def features(self, sentence: Sentence) -> Features:

@@ -99,6 +99,7 @@ class Dependency(OverlapFamily):
     variants = tuple(selectors)
 
     def info(self, variant: str) -> MetricInfo:
+        """Higher is better; Overlapping/Matching in [0, 1] (NIST: [0, inf))."""
         return MetricInfo(variant, self.family, description="IQMT §5.4.1 over UD trees")
 
     def features(self, sentence: Sentence) -> Features:

@@ -47,6 +47,7 @@ class NamedEntities(OverlapFamily):
     variants = tuple(SELECTORS)
 
     def info(self, variant: str) -> MetricInfo:
+        """Higher is better; Overlapping/Matching in [0, 1] (NIST: [0, inf))."""
         return MetricInfo(variant, self.family, description="IQMT §5.5.1")
 
     def features(self, sentence: Sentence) -> Features:

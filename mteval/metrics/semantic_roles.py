@@ -40,6 +40,7 @@ class SemanticRoles(OverlapFamily):
     variants = tuple(SELECTORS)
 
     def info(self, variant: str) -> MetricInfo:
+        """Higher is better; Overlapping/Matching in [0, 1] (NIST: [0, inf))."""
         return MetricInfo(variant, self.family, description="IQMT §5.5.2 over UD-derived roles")
 
     def features(self, sentence: Sentence) -> Features:

@@ -71,6 +71,7 @@ class ShallowSyntax(OverlapFamily):
         self.vocabularies = {layer: NgramVocabulary() for layer in NIST_LAYERS}
 
     def info(self, variant: str) -> MetricInfo:
+        """Higher is better; Overlapping/Matching in [0, 1] (NIST: [0, inf))."""
         if variant in NIST_VARIANTS:
             return MetricInfo(variant, self.family, True, 0.0, None, "NIST over a shallow-syntactic layer")
         return MetricInfo(variant, self.family, description="Overlapping (IQMT §5.3)")
