@@ -34,8 +34,8 @@ def remove_group_means(x: np.ndarray, groups: Sequence[object], weights: np.ndar
     w = np.asarray(weights, dtype=np.float64)
     wsum = np.bincount(codes, weights=w)
     flat = x.reshape(len(x), -1)
-    means = np.stack([np.bincount(codes, weights=w * flat[:, j]) for j in range(flat.shape[1])], axis=1)
-    means /= np.where(wsum > 0, wsum, 1.0)[:, None]
+    sums = np.stack([np.bincount(codes, weights=w * flat[:, j]) for j in range(flat.shape[1])], axis=1)
+    means = sums.astype(np.float64) / np.where(wsum > 0, wsum, 1.0)[:, None]
     return (flat - means[codes]).reshape(x.shape)
 
 
@@ -112,6 +112,7 @@ class CrossValidation:
 
     @property
     def mean_test(self) -> float:
+        """The mean of the two test-fold correlations (the paper's reported number)."""
         return float(np.mean(self.test))
 
 

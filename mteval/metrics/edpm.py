@@ -322,6 +322,7 @@ class _PairMatch(StatsFamily):
 
     def score(self, hypothesis: Side, prepared: Any, documents: DocumentIndex,
               variants: Sequence[str]) -> dict[str, ScoreSet]:
+        """Scores of each variant from its best-reference statistics (pooled for documents/system)."""
         parts = frozenset(p for v in variants for p in self._combos[v].parts)
         stats = self.all_stats(hypothesis, prepared, parts)
         result: dict[str, ScoreSet] = {}

@@ -65,6 +65,7 @@ class Mode:
 
     @property
     def n_terms(self) -> int:
+        """Number of sub-scores averaged."""
         return len(self.ngrams) + len(self.sn) + int(self.spn)
 
 
@@ -310,6 +311,7 @@ class Sepia(MetricFamily):
 
     def score(self, hypothesis: Side, prepared: list[PreparedSegment], documents: DocumentIndex,
               variants: Sequence[str]) -> dict[str, ScoreSet]:
+        """Segment, document and system scores of the requested variants (§2.2 aggregation)."""
         if len(hypothesis) != len(prepared):
             raise InputError(f"SEPIA: hypothesis {hypothesis.name!r} has {len(hypothesis)} segments, "
                              f"references have {len(prepared)}")
