@@ -49,3 +49,10 @@ def test_leaves_cover_sentence_in_order() -> None:
 
 def test_empty_sentence() -> None:
     assert project(Sentence(())).children == ()
+
+
+def test_possessive_pronoun_is_a_bare_preterminal() -> None:
+    conllu = ("1\this\this\tPRON\tPRP$\t_\t2\tnmod:poss\t_\t_\n"
+              "2\tplayers\tplayer\tNOUN\tNNS\t_\t3\tnsubj\t_\t_\n"
+              "3\tleft\tleave\tVERB\tVBD\t_\t0\troot\t_\t_\n")
+    assert _tree(conllu) == "(ROOT (S (NP (PRP$ his) (NNS players)) (VBD left)))"

@@ -18,6 +18,7 @@ condition                                                   phrase
 ==========================================================  =================================
 w has a subject dependent (nsubj*, csubj*, expl)            S
 no dependents and relation compound/flat/fixed/goeswith    (no phrase)
+no dependents, UPOS PRON, relation nmod:poss (``his``)      (no phrase)
 UPOS VERB                                                   VP
 UPOS NOUN, PROPN, PRON                                      NP
 UPOS AUX, with dependents                                   VP
@@ -35,8 +36,9 @@ anything else                                               (no phrase)
 ==========================================================  =================================
 
 The root of the returned tree is ``ROOT`` over the projections of the words hanging from 0.
-Limits: no empty elements, no traces; coordination is not grouped (conjuncts hang from the first
-conjunct, as in UD); an ``S`` is flat (subject, verb and objects are siblings, no VP inside).
+Limits: no empty elements, no traces; a non-projective arc gives a discontinuous phrase (its leaves
+are not in surface order; label chains, all CP measures use, are unaffected); coordination is not
+grouped (conjuncts hang from the first conjunct, as in UD); an ``S`` is flat (subject, verb and objects are siblings, no VP inside).
 """
 
 from __future__ import annotations
@@ -54,7 +56,8 @@ def _label(word: Word, kids: list[int], sentence: Sentence) -> str | None:
     if any(sentence.word(k).deprel.split(":")[0] in SUBJECTS for k in kids):
         return "S"
     fixed = {"VERB": "VP", "NOUN": "NP", "PROPN": "NP", "PRON": "NP", "INTJ": "INTJ"}
-    if not has and rel != "compound:prt" and rel.split(":")[0] in NAME_PARTS:
+    possessive = rel == "nmod:poss" and upos == "PRON"
+    if not has and (possessive or rel != "compound:prt" and rel.split(":")[0] in NAME_PARTS):
         return None
     if upos in fixed:
         return fixed[upos]
