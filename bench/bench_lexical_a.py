@@ -55,10 +55,12 @@ class Timer:
     """Wall-clock and CPU seconds of a block (the machine may be shared: CPU time is the fair one)."""
 
     def __enter__(self) -> Timer:
+        """Start both clocks."""
         self.wall, self.cpu = time.perf_counter(), time.process_time()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        """Keep the elapsed seconds."""
         self.wall, self.cpu = time.perf_counter() - self.wall, time.process_time() - self.cpu
 
 
@@ -127,6 +129,7 @@ def max_diff(ours: Results, oracle: Results, variant: str) -> float:
 
 
 def main() -> int:
+    """Time every metric and its oracle, print the table; 0 also when ../shared is absent."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=1000)
     parser.add_argument("--chrf-lines", type=int, default=200)
