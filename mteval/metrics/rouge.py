@@ -94,21 +94,34 @@ def rouge_tokens(text: str, stem: bool = True) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class RougeText:
-    """What ROUGE extracts once from one tokenised segment."""
+    """What ROUGE extracts once from one tokenised segment (skip bigrams only when asked for)."""
 
     tokens: tuple[str, ...]
     ngrams: tuple[Counter, ...]  # n = 1..4
-    skip: Counter  # skip bigrams, unlimited gap
-    skip_unigrams: Counter  # unigrams of every token but the last (ROUGE-SU)
+
+    @property
+    def skip(self) -> Counter:
+        """Skip bigrams with unlimited gap (ROUGE-S*)."""
+        return skip_bigrams(self.tokens)
+
+    @property
+    def skip_unigrams(self) -> Counter:
+        """Unigrams of every token but the last (ROUGE-SU*, as ROUGE-1.5.5 counts them)."""
+        return Counter(self.tokens[:-1])
 
 
 @lru_cache(maxsize=100_000)
 def rouge_text(tokens: tuple[str, ...]) -> RougeText:
-    """N-gram and skip-bigram counts of a token sequence (cached per unique sequence)."""
+    """N-gram counts of a token sequence (cached per unique sequence)."""
     ngrams = tuple(Counter(" ".join(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
                    for n in range(1, 5))
-    skip = Counter(f"{a} {b}" for i, a in enumerate(tokens) for b in tokens[i + 1:])
-    return RougeText(tokens, ngrams, skip, Counter(tokens[:-1]))
+    return RougeText(tokens, ngrams)
+
+
+@lru_cache(maxsize=100_000)
+def skip_bigrams(tokens: tuple[str, ...]) -> Counter:
+    """Counts of all ordered token pairs (i < j) of a sequence (cached per unique sequence)."""
+    return Counter(f"{a} {b}" for i, a in enumerate(tokens) for b in tokens[i + 1:])
 
 
 def clipped_hits(model: Counter, peer: Counter) -> int:
