@@ -38,7 +38,8 @@ anything else                                               (no phrase)
 The root of the returned tree is ``ROOT`` over the projections of the words hanging from 0.
 Limits: no empty elements, no traces; a non-projective arc gives a discontinuous phrase (its leaves
 are not in surface order; label chains, all CP measures use, are unaffected); coordination is not
-grouped (conjuncts hang from the first conjunct, as in UD); an ``S`` is flat (subject, verb and objects are siblings, no VP inside).
+grouped (conjuncts hang from the first conjunct, as in UD); an ``S`` is flat (subject, verb and
+objects are siblings, no VP inside).
 """
 
 from __future__ import annotations
