@@ -159,7 +159,10 @@ def test_bounds_and_expected_dl_sum(h: Sentence, r: Sentence, gamma: float) -> N
     np.testing.assert_allclose(bags.lh, bags.dlh.sum(axis=0).T, atol=1e-12)
     np.testing.assert_allclose(bags.dh, bags.dlh.sum(axis=1), atol=1e-12)
     one = DepBags([w.form for w in h.words], one_best_arcs(h, {}))
-    assert one.dlh.sum() == len(h)
+    assert one.dlh.sum() == len(h)  # sparse 1-best dlh agrees with the other views
+    np.testing.assert_array_equal(one.dl, one.dlh.sum(axis=2))
+    np.testing.assert_array_equal(one.lh, one.dlh.sum(axis=0).T)
+    np.testing.assert_array_equal(one.dh, one.dlh.sum(axis=1))
     same = _score(EDPM(gamma=gamma), hyp, [_with_scores(Side("r", [h.text], [h]), 2.0)], ["EDPM"])
     assert same["EDPM"].system == pytest.approx(1.0)
 

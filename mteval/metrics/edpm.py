@@ -77,7 +77,9 @@ class DepBags:
     one dense in (n+1)² x L, only when a ``dlh`` variant asks for it.
     """
 
-    def __init__(self, forms: Sequence[str], arcs: ArcExpectation) -> None:
+    def __init__(self, forms: Sequence[str], arcs: ArcExpectation,
+                 tree: tuple[np.ndarray, np.ndarray] | None = None) -> None:
+        """``tree``: (heads, label ids) when the counts are one tree's (found by itself if so)."""
         self.types, pos = _types(forms)
         self.length = n = len(forms)
         self._order = np.argsort(pos, kind="stable")
@@ -85,6 +87,7 @@ class DepBags:
         self._arcs = arcs
         self._dlh: np.ndarray | None = None
         self._pos = pos
+        self._tree = tree if tree is not None else _as_tree(arcs)  # for a sparse dlh
         self._names = list(self.types)
         self.dlh_index: dict[str, int] = {}
         self.dl = self._by_type(arcs.by_dependent(), 0)
@@ -115,11 +118,30 @@ class DepBags:
         sub = pos[positions]
         order = np.argsort(sub, kind="stable")
         starts = np.flatnonzero(np.r_[True, np.diff(sub[order]) != 0])
+        self.dlh_index = {self._names[t]: i for i, t in enumerate(sub[order][starts])}
+        if self._tree is not None:  # 1-best: count the tree's arcs, no dense tensor
+            heads, labels = self._tree
+            row = np.full(len(pos), -1)
+            row[positions] = np.searchsorted(sub[order][starts], sub)
+            deps = np.arange(1, len(pos))
+            ok = (row[deps] >= 0) & (row[heads] >= 0)
+            self._dlh = np.zeros((len(starts), self._arcs.probs.shape[-1], len(starts)))
+            np.add.at(self._dlh, (row[deps[ok]], labels[ok], row[heads[ok]]), 1.0)
+            return
         dense = self._arcs.dense(positions)
         by_type = np.add.reduceat(np.take(dense, order, axis=0), starts, axis=0)
         by_type = np.add.reduceat(np.take(by_type, order, axis=1), starts, axis=1)  # [th, td, l]
         self._dlh = by_type.transpose(1, 2, 0)
-        self.dlh_index = {self._names[t]: i for i, t in enumerate(sub[order][starts])}
+
+
+def _as_tree(arcs: ArcExpectation) -> tuple[np.ndarray, np.ndarray] | None:
+    """(heads, label ids) when the expectation is a single labelled tree (0/1 everywhere)."""
+    m, p = arcs.marg, arcs.probs
+    if p.shape[1] != 1 or not (np.all((m == 0) | (m == 1)) and np.all((p == 0) | (p == 1))):
+        return None
+    if m.shape[0] > 1 and not (np.all(m[:, 1:].sum(axis=0) == 1) and np.all(p.sum(axis=-1) == 1)):
+        return None
+    return m[:, 1:].argmax(axis=0), p[:, 0].argmax(axis=-1)
 
 
 def _types(forms: Sequence[str]) -> tuple[dict[str, int], np.ndarray]:
