@@ -47,3 +47,26 @@ models:
 
 models-eval:
 	$(PYTHON) models/eval_models.py ../shared
+
+# A meta-evaluation campaign (docs/meta-evaluation.md): compute the scores (with system/system
+# files for JACK), then save metric scores, QUEEN/KING/JACK and the -optimizeKING trace, and, with
+# ASSESSMENTS=FILE, system- and segment-level correlations with 95% CIs, as TSV under REPORT.
+#   make campaign CONFIG=configs/example.yaml ASSESSMENTS=data/wmt21-ende-sample/human/mqm.tsv
+# QARLA=no skips QUEEN/KING/JACK (they need at least 3 references).
+REPORT ?= out/campaign/$(basename $(notdir $(CONFIG)))
+QARLA ?= yes
+.PHONY: campaign
+campaign:
+	iqsetup $(if $(filter yes,$(QARLA)),-JACK) $(CONFIG)
+	mkdir -p $(REPORT)
+	iqeval -doOQ -G sys --tsv $(CONFIG) > $(REPORT)/scores.sys.tsv
+ifeq ($(QARLA),yes)
+	iqeval -doQUEEN -doKING -doJACK -G sys --tsv $(CONFIG) > $(REPORT)/qarla.sys.tsv
+	iqeval -doQUEEN -doKING -G seg --tsv $(CONFIG) > $(REPORT)/qarla.seg.tsv
+	iqeval -optimizeKING -G seg --tsv $(CONFIG) > $(REPORT)/optimize_king.tsv
+endif
+ifneq ($(ASSESSMENTS),)
+	iqeval -assessments $(ASSESSMENTS) -G sys --significance --tsv $(CONFIG) > $(REPORT)/correlations.sys.tsv
+	iqeval -assessments $(ASSESSMENTS) -G seg --mean-removed --weighted --tsv $(CONFIG) > $(REPORT)/correlations.seg.tsv
+endif
+	@echo "campaign report in $(REPORT)/"
