@@ -12,6 +12,7 @@ import scipy.stats
 from helpers import ENDE, ende_config, run
 from test_meta_literal import jack_literal, king_literal, queen_all
 
+from mteval.meta.qarla import QarlaData, queen
 from mteval.store.cache import ScoreCache
 
 METRICS = ["BLEU", "NIST", "BLEU-2"]
@@ -67,10 +68,19 @@ def test_queen_king_jack_match_the_literal_definitions(experiment: Path) -> None
 
 
 def test_matrix_output_and_trans_topic(experiment: Path) -> None:
-    out = run("iqeval", "-doQUEEN", "-TT", "-doref", "-G", "sys", str(experiment))
+    out = run("iqeval", "-doQUEEN", "-TT", "-doref", "-G", "seg", "-T", "segs", str(experiment))
     assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines()[0].split() == ["SYS", "QUEEN"]
-    assert {line.split()[0] for line in out.stdout.splitlines()[2:]} == set(SYSTEMS) | set(REFS)
+    assert out.stdout.splitlines()[0].split() == ["SYS:SEG", "QUEEN"]
+    labels = [line.split()[0] for line in out.stdout.splitlines()[2:]]
+    assert labels == [f"{t}:{s}" for t in SYSTEMS + REFS for s in (1, 2, 3, 10)]  # -T segs = "1-3, 10"
+    # trans-topic: each segment is compared with the reference pairs of the 4 selected segments
+    sys_ref, ref_ref, _ = arrays(experiment)
+    rows = [0, 1, 2, 9]
+    data = QarlaData(tuple(METRICS), SYSTEMS, REFS, sys_ref[..., rows], ref_ref[..., rows], np.ones(3, bool))
+    counts = queen(data, trans_topic=True)
+    first = float(out.stdout.splitlines()[2].split()[1])
+    assert first == pytest.approx(counts.hits[0, 0] / counts.trials[0, 0], abs=5e-5)
+    assert counts.trials[0, 0] == 3 * 6 * 4
 
 
 def test_fewer_than_three_references_is_a_clear_error(experiment: Path) -> None:
