@@ -132,7 +132,8 @@ def _human_file(rows: list[str], tmp: Path) -> Path:
 
 
 def _lexical_scores(folder: Path, systems: list[str], ref: str, suffix: str) -> dict[str, dict[str, ScoreSet]]:
-    """Segment scores (fast scorers) and corpus scores (sacreBLEU corpus BLEU/chrF/TER; mean P1/R1)."""
+    """Segment scores (fast scorers) and corpus scores (sacreBLEU corpus BLEU/chrF, corpus TER from
+    summed edit statistics; mean P1/R1)."""
     import sacrebleu
 
     refs = (folder / "refs" / f"{ref}.{suffix}").read_text(encoding="utf-8").splitlines()
@@ -143,7 +144,7 @@ def _lexical_scores(folder: Path, systems: list[str], ref: str, suffix: str) -> 
         segments = score(hyps, refs)
         corpus = {"BLEU": sacrebleu.corpus_bleu(hyps, [refs]).score / 100,
                   "chrF": sacrebleu.corpus_chrf(hyps, [refs]).score / 100,
-                  "-TER": -sacrebleu.corpus_ter(hyps, [refs]).score / 100}
+                  "-TER": score.corpus_ter(hyps, refs)}
         for k, metric in enumerate(METRICS):
             out[metric][system] = ScoreSet(corpus.get(metric, float(segments[k].mean())), {}, segments[k])
     return out

@@ -80,6 +80,11 @@ class LexicalScorer:
     def __init__(self) -> None:
         self.ter = TER()
 
+    def corpus_ter(self, hyp: list[str], ref: list[str]) -> float:
+        """Corpus -TER (summed edits / summed reference lengths, as sacreBLEU), 0-1 scale."""
+        stats = self.ter.segment_stats(Side("h", hyp), self.ter.prepare([Side("r", ref)])).sum(axis=0)
+        return float(self.ter.scores_from_stats(stats, "-TER")[0]) / 100
+
     def __call__(self, hyp: list[str], ref: list[str], metrics: tuple[str, ...] = METRICS) -> np.ndarray:
         out = np.empty((len(metrics), len(hyp)))
         for k, metric in enumerate(metrics):
@@ -136,6 +141,9 @@ def test_fast_scorers_equal_sacrebleu() -> None:
         assert sentence_chrf(hyp, ref) == pytest.approx(sacrebleu.sentence_chrf(hyp, [ref]).score / 100, abs=1e-12)
         ter = LexicalScorer()([hyp], [ref], ("-TER",))[0, 0]
         assert ter == pytest.approx(-sacrebleu.sentence_ter(hyp, [ref]).score / 100, abs=1e-12)
+    hyps, refs = [h for h, _ in pairs], [r for _, r in pairs]
+    assert LexicalScorer().corpus_ter(hyps, refs) == pytest.approx(-sacrebleu.corpus_ter(hyps, [refs]).score / 100,
+                                                                   abs=1e-12)
 
 
 needs_ende = pytest.mark.skipif(not ENDE.exists(), reason="../shared/data/wmt21-ende is absent")
