@@ -96,8 +96,14 @@ class Annotator:
             if key not in self.cache and key not in todo:
                 todo[key] = text
         items = list(todo.items())
-        for start in range(0, len(items), self.batch_size):
-            self._parse_batch(items[start: start + self.batch_size])
+        size = self.batch_size if self.workers == 1 else max(1, min(self.batch_size, -(-len(items) // self.workers)))
+        batches = [items[start: start + size] for start in range(0, len(items), size)]
+        if self.workers > 1 and len(batches) > 1:
+            self._parse_parallel(batches)
+        else:
+            for batch in batches:
+                texts = [t for _, t in batch if t]
+                self._commit(batch, self._get_parser().parse(texts) if texts else [])
         return [self._keys[t] for t in texts]
 
     def _clean(self, texts: Sequence[str]) -> list[str]:
@@ -112,14 +118,21 @@ class Annotator:
                         long, self.max_words, self.max_words)
         return [p.text for p in prepared]
 
-    def _parse_batch(self, items: list[tuple[str, str]]) -> None:
-        """Parse one batch of (key, text) and commit it to the cache as one shard."""
-        nonempty = [text for _, text in items if text]
-        parsed = iter(self._get_parser().parse(nonempty)) if nonempty else iter(())
+    def _parse_parallel(self, batches: list[list[tuple[str, str]]]) -> None:
+        """Parse batches in worker processes, committing each as soon as it is done."""
+        from mteval.annotate.workers import parse_parallel  # noqa: PLC0415
+
+        texts = [[t for _, t in batch if t] for batch in batches]
+        for index, parsed in parse_parallel(self.choice, texts, self.workers):
+            self._commit(batches[index], parsed)
+
+    def _commit(self, items: list[tuple[str, str]], parsed: Sequence[tuple[Sentence, ArcScores | None]]) -> None:
+        """Write one parsed batch of (key, text) to the cache (empty texts need no parse)."""
+        results = iter(parsed)
         sentences: list[Sentence] = []
         scores: list[ArcScores | None] = []
         for _, text in items:
-            sentence, arc = next(parsed) if text else (Sentence((), ""), None)
+            sentence, arc = next(results) if text else (Sentence((), ""), None)
             sentences.append(Sentence(sentence.words, text, (("text", text),)))
             scores.append(arc)
         self.cache.add([k for k, _ in items], sentences, scores)

@@ -145,6 +145,13 @@ def _load_pipeline(choice: ModelChoice) -> Any:
                            allow_unknown_language=True, **kwargs)
 
 
+def set_threads(n: int) -> None:
+    """Limit torch's intra-op threads (each parallel worker uses one)."""
+    import torch  # noqa: PLC0415
+
+    torch.set_num_threads(n)
+
+
 def _recorder(pipeline: Any) -> ArcRecorder | None:
     """Hook the graph parser for arc scores (None when there is no graph parser)."""
     proc = pipeline.processors.get("depparse")

@@ -1,0 +1,44 @@
+"""Parse batches in parallel worker processes (``Annotator(workers=N)``).
+
+Each worker (started with ``spawn``, so no torch state is forked) loads its own Stanza pipeline
+with one torch thread and parses whole batches; the parent receives each batch as soon as it
+is done and commits it to the cache, so an interrupted run keeps every finished batch. On two
+cores two single-thread workers beat one two-thread pipeline (Stanza's intra-op parallelism
+scales poorly on these small matrices): see docs/annotation.md for the measurement.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+
+from mteval.annotate.model import ArcScores, Sentence
+from mteval.annotate.stanza_adapter import ModelChoice, StanzaParser, set_threads
+
+Parsed = list[tuple[Sentence, ArcScores | None]]
+_PARSER: StanzaParser | None = None
+
+
+def _start(choice: ModelChoice) -> None:
+    """Worker initialiser: one torch thread, one pipeline."""
+    global _PARSER
+    set_threads(1)
+    _PARSER = StanzaParser(choice)
+
+
+def _parse(texts: Sequence[str]) -> Parsed:
+    """Parse one batch in a worker."""
+    assert _PARSER is not None
+    return _PARSER.parse(texts)
+
+
+def parse_parallel(choice: ModelChoice, batches: Sequence[Sequence[str]], workers: int) -> Iterator[tuple[int, Parsed]]:
+    """Yield ``(batch index, parsed batch)`` in completion order."""
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_start, initargs=(choice,)) as pool:
+        pending: dict[Future[Parsed], int] = {pool.submit(_parse, b): i for i, b in enumerate(batches)}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                yield pending.pop(fut), fut.result()
