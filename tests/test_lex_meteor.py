@@ -152,3 +152,14 @@ def test_beam_path_java_int_weights_and_chunks() -> None:
     assert (p.m1, p.m2, p.chunks) == (1, 1, 0)
     assert count_chunks([Match(0, 0, 1, 1, 1), Match(0, 1, 1, 0, 1)]) == 2
     assert count_chunks([Match(0, 0, 1, 0, 1), None, Match(0, 2, 1, 1, 1)]) == 2
+
+
+def test_bad_input_is_an_input_error() -> None:
+    from mteval.errors import InputError
+
+    family = MeteorFamily()
+    with pytest.raises(InputError, match="segment count"):
+        family.prepare([Side("A", ["a", "b"]), Side("B", ["a"])])
+    with pytest.raises(InputError, match="h: 1 segments"):
+        family.score(Side("h", ["a"]), family.prepare([Side("A", ["a", "b"])]), DocumentIndex.single(1),
+                     ["MTR-exact"])

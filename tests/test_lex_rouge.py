@@ -139,3 +139,13 @@ def test_family_identity_bounds_and_multiref() -> None:
                        DocumentIndex.single(2), ["RG-L", "ROUGE-L"])
     assert np.array_equal(two["RG-L"].segments, two["ROUGE-L"].segments)
     assert np.all((two["RG-L"].segments >= 0) & (two["RG-L"].segments <= 1))
+
+
+def test_bad_input_is_an_input_error() -> None:
+    from mteval.errors import InputError
+
+    family = RougeFamily()
+    with pytest.raises(InputError, match="segment count"):
+        family.prepare([Side("A", ["a", "b"]), Side("B", ["a"])])
+    with pytest.raises(InputError, match="h: 1 segments"):
+        family.score(Side("h", ["a"]), family.prepare([Side("A", ["a", "b"])]), DocumentIndex.single(1), ["RG-1"])

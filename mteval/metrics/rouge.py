@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from mteval.errors import InputError
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import MetricFamily, MetricInfo, ScoreSet, Side, mean_score_set
 from mteval.metrics.registry import register
@@ -254,13 +255,16 @@ class RougeFamily(MetricFamily):
     def prepare(self, references: Sequence[Side]) -> list[list[RougeText]]:
         """Per segment, the prepared texts of all references."""
         per_ref = [[self._text(t) for t in ref.texts] for ref in references]
+        if len({len(r) for r in per_ref}) > 1:
+            sizes = ", ".join(f"{ref.name}: {len(ref.texts)}" for ref in references)
+            raise InputError(f"references differ in segment count ({sizes})")
         return [list(seg) for seg in zip(*per_ref, strict=True)]
 
     def segment_f(self, hypothesis: Side, prepared: list[list[RougeText]],
                   kinds: set[str]) -> dict[str, np.ndarray]:
         """Per-segment F-scores of each kind (references pooled, scoring mode ``A``)."""
         if len(hypothesis.texts) != len(prepared):
-            raise ValueError(f"{hypothesis.name}: {len(hypothesis.texts)} segments, "
+            raise InputError(f"{hypothesis.name}: {len(hypothesis.texts)} segments, but the "
                              f"references have {len(prepared)}")
         out = {k: np.zeros(len(prepared)) for k in kinds}
         for i, (text, refs) in enumerate(zip(hypothesis.texts, prepared, strict=True)):

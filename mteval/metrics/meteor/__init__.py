@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from mteval.errors import InputError
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import MetricInfo, ScoreSet, Side, StatsFamily, scores_from_stats_matrix
 from mteval.metrics.meteor import matchers
@@ -83,6 +84,9 @@ class MeteorFamily(StatsFamily):
     def prepare(self, references: Sequence[Side]) -> list[list[tuple[str, ...]]]:
         """Per segment, the words of every reference."""
         per_ref = [[self._words(t) for t in ref.texts] for ref in references]
+        if len({len(r) for r in per_ref}) > 1:
+            sizes = ", ".join(f"{ref.name}: {len(ref.texts)}" for ref in references)
+            raise InputError(f"references differ in segment count ({sizes})")
         return [list(seg) for seg in zip(*per_ref, strict=True)]
 
     def pair_stats(self, hyp: tuple[str, ...], ref: tuple[str, ...], modules: tuple[str, ...]) -> np.ndarray:
@@ -97,7 +101,7 @@ class MeteorFamily(StatsFamily):
     def variant_stats(self, hypothesis: Side, prepared: list[list[tuple[str, ...]]], variant: str) -> np.ndarray:
         """Per segment, the statistics of the best-scoring reference (first one on ties)."""
         if len(hypothesis.texts) != len(prepared):
-            raise ValueError(f"{hypothesis.name}: {len(hypothesis.texts)} segments, "
+            raise InputError(f"{hypothesis.name}: {len(hypothesis.texts)} segments, but the "
                              f"references have {len(prepared)}")
         modules = MODULES[variant]
         weights = MODULE_WEIGHTS[:len(modules)]
