@@ -196,3 +196,19 @@ def test_trans_topic_pools_reference_pairs_over_segments():
 
 def test_literal_helper_consistency():
     assert queen_segment(SYS_REF[:, 0], REF_REF, [True], 0, range(3)) == (10, 18)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 10_000))
+def test_trans_topic_bitsets_equal_direct_comparison(seed):
+    import mteval.meta.qarla as qarla_module
+    data = random_data(seed, nan=0.1, s=7)
+    fast = queen(data, trans_topic=True)
+    saved = qarla_module._MAX_BITSET_POOL
+    qarla_module._MAX_BITSET_POOL = 0
+    try:
+        slow = queen(data, trans_topic=True)
+    finally:
+        qarla_module._MAX_BITSET_POOL = saved
+    np.testing.assert_array_equal(fast.hits, slow.hits)
+    np.testing.assert_array_equal(fast.trials, slow.trials)

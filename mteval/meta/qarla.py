@@ -129,21 +129,54 @@ def counts_from_tests(passed: np.ndarray, valid: np.ndarray, index: np.ndarray) 
 
 def _pooled_counts(peer: np.ndarray, ref_ref: np.ndarray) -> Counts:
     """Trans-topic QUEEN counts: each x(c, r, s) is tested against the reference pairs of all
-    segments (manual §6.3). Blocks of queries keep memory bounded."""
+    segments (manual §6.3). A query's successes = pool samples below it in every metric."""
     first, second = ordered_pairs(ref_ref.shape[1])
     pool = ref_ref[:, first, second, :].reshape(ref_ref.shape[0], -1)  # (M, P*S)
     pool = pool[:, ~np.isnan(pool).any(axis=0)]
     m, c, k, s = peer.shape
     queries = peer.reshape(m, -1)
-    hits = np.zeros(queries.shape[1], dtype=np.int64)
-    step = max(1, _CHUNK // max(1, m * pool.shape[1]))
-    for start in range(0, queries.shape[1], step):
-        block = queries[:, start:start + step]
-        hits[start:start + step] = (block[:, :, None] >= pool[:, None, :]).all(axis=0).sum(axis=1)
+    if pool.shape[1] <= _MAX_BITSET_POOL:
+        hits = _dominated_bitsets(queries, pool)
+    else:
+        hits = np.zeros(queries.shape[1], dtype=np.int64)
+        step = max(1, _CHUNK // max(1, m * pool.shape[1]))
+        for start in range(0, queries.shape[1], step):
+            block = queries[:, start:start + step]
+            hits[start:start + step] = (block[:, :, None] >= pool[:, None, :]).all(axis=0).sum(axis=1)
     ok = ~np.isnan(queries).any(axis=0)
     hits = np.where(ok, hits, 0).reshape(c, k, s).sum(axis=1)
     trials = (ok * pool.shape[1]).reshape(c, k, s).sum(axis=1)
     return Counts(hits, trials)
+
+
+_MAX_BITSET_POOL = 16_000  # prefix tables take M * N^2 / 8 bytes
+
+
+def _dominated_bitsets(queries: np.ndarray, pool: np.ndarray) -> np.ndarray:
+    """For every query column q, #pool columns u with u[m] <= q[m] for all m.
+
+    Per metric, the pool samples at most q[m] are a prefix of that metric's sorted order, so a
+    table of packed prefix bitsets turns each test into a lookup; the metrics' bitsets of a query
+    are ANDed and counted.
+    """
+    m, n = pool.shape
+    ranks = np.empty(queries.shape, dtype=np.intp)
+    tables = []
+    for i in range(m):
+        order = np.argsort(pool[i], kind="stable")
+        ranks[i] = np.searchsorted(pool[i][order], queries[i], side="right")
+        prefix = np.arange(n + 1)[:, None] > np.argsort(order)[None, :]  # row j: the j smallest samples
+        tables.append(np.packbits(prefix, axis=1))
+    hits = np.zeros(queries.shape[1], dtype=np.int64)
+    step = max(1, _CHUNK // max(1, tables[0].shape[1] * 8))
+    for start in range(0, queries.shape[1], step):
+        cut = slice(start, start + step)
+        acc = tables[0][ranks[0, cut]]
+        for i in range(1, m):
+            acc &= tables[i][ranks[i, cut]]
+        hits[cut] = (np.bitwise_count(acc) if hasattr(np, "bitwise_count")
+                     else np.unpackbits(acc, axis=1)).sum(axis=1)
+    return hits
 
 
 def queen_counts(peer: np.ndarray, ref_ref: np.ndarray, trans_topic: bool = False) -> Counts:
