@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from mteval.errors import CacheError
 from mteval.io.corpus import DocumentIndex
 from mteval.meta.jack import jack
 from mteval.meta.king import KingEvaluator, reference_queen
@@ -178,7 +179,12 @@ def _do_king(args: argparse.Namespace, experiment: Any, cache: Any, sel: Any, te
 
 
 def _do_jack(args: argparse.Namespace, experiment: Any, cache: Any, sel: Any, texts: Any) -> list[Record]:
-    return jack_records(_data(args, cache, sel, texts, with_jack=True), sel.level, sel.segments, args.trans_topic)
+    try:
+        data = _data(args, cache, sel, texts, with_jack=True)
+    except CacheError as err:
+        raise CacheError(f"{err.problem}; -doJACK needs system/system scores: run iqsetup -JACK",
+                         err.path) from None
+    return jack_records(data, sel.level, sel.segments, args.trans_topic)
 
 
 def _do_optimize(args: argparse.Namespace, experiment: Any, cache: Any, sel: Any, texts: Any) -> list[Record]:
