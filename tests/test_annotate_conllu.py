@@ -76,3 +76,14 @@ def test_cache_key_depends_on_every_part() -> None:
     base = cache_key("a", "en", "m", "p")
     assert len({base, cache_key("b", "en", "m", "p"), cache_key("a", "de", "m", "p"),
                 cache_key("a", "en", "n", "p"), cache_key("a", "en", "m", "q")}) == 5
+
+
+def test_unwritable_cache_is_a_cache_error(tmp_path: Path) -> None:
+    import pytest
+
+    from mteval.errors import CacheError
+
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(CacheError, match="annotation cache"):
+        AnnotationCache(blocker)

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from mteval.annotate.model import ArcScores, Sentence, parse_conllu, to_conllu
+from mteval.errors import CacheError
 
 LOG = logging.getLogger(__name__)
 _SEQ = count()
@@ -53,7 +54,10 @@ class AnnotationCache:
 
     def __init__(self, cache_dir: Path) -> None:
         self.root = Path(cache_dir) / "annotation"
-        self.root.mkdir(parents=True, exist_ok=True)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CacheError(f"cannot create the annotation cache: {exc.strerror}", self.root) from exc
         self.index: dict[str, tuple[str, int]] = {}  # key -> (shard, position)
         self._sentences: dict[str, list[Sentence]] = {}
         self._arcs: dict[str, dict[str, np.ndarray]] = {}
@@ -127,6 +131,14 @@ class AnnotationCache:
         """Write one batch as a new shard (atomically; the ``.keys`` file commits it)."""
         if not keys:
             return
+        try:
+            self._write_shard(keys, sentences, scores)
+        except OSError as exc:  # full disk, read-only folder: earlier shards stay valid
+            raise CacheError(f"cannot write the annotation cache: {exc.strerror or exc}", self.root) from exc
+
+    def _write_shard(self, keys: Sequence[str], sentences: Sequence[Sentence],
+                     scores: Sequence[ArcScores | None]) -> None:
+        """The files of one shard, ``.keys`` last."""
         shard = f"{os.getpid()}-{next(_SEQ):06d}-{hashlib.sha1(''.join(keys).encode()).hexdigest()[:12]}"
         arrays: dict[str, np.ndarray] = {}
         for i, arc in enumerate(scores):
