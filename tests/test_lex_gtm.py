@@ -61,6 +61,42 @@ def test_asiya_sample_cache_and_report() -> None:
     assert n_values == 90
 
 
+# GTM 1.4's own scoring code (its Bitext/Run classes, compiled from the GTM 1.4 source and driven
+# like Score.processSeg; run once by hand, Java is not needed here) on all 1000 lines of
+# ../shared/data/wmt21-ruen with references A and B together: system GTM-1, GTM-2, GTM-3 F.
+# The same run matched our segment statistics (MMS, lengths) on all 32 all-pairs sets (288,135
+# values, max |diff| 3.6e-15).
+GTM14_AB = {
+    "AFRL": (0.7731297213873771, 0.4292146218296021, 0.37988228834541743),
+    "Facebook-AI": (0.8035886966799184, 0.44680577349612094, 0.39554095192935457),
+    "Manifold": (0.7871664039751022, 0.4365672452058877, 0.3861431985408261),
+    "NVIDIA-NeMo": (0.789526793775559, 0.43555096451442366, 0.3848840625652951),
+    "NiuTrans": (0.7881837014716565, 0.441861519338551, 0.3920740728102697),
+    "Online-A": (0.7840461265836176, 0.4248485260031376, 0.3741642907330889),
+    "Online-B": (0.7930504386546158, 0.43795793249676834, 0.38735304114371844),
+    "Online-G": (0.8003532171758442, 0.4475059551964493, 0.39704235455846165),
+    "Online-W": (0.7626011872638965, 0.4106077473997687, 0.3605190398975521),
+    "Online-Y": (0.7203204862550077, 0.3830011022746018, 0.33444447761869195),
+}
+
+
+@needs_shared
+@pytest.mark.shared
+def test_multi_reference_system_scores_match_gtm14() -> None:
+    data = SHARED / "data" / "wmt21-ruen"
+
+    def read(path: str) -> list[str]:
+        return (data / path).read_text(encoding="utf-8").rstrip("\n").split("\n")
+
+    family = GTM()
+    prepared = family.prepare([Side("B", read("refs/B.en")), Side("A", read("refs/A.en"))])
+    docs = DocumentIndex.single(1000)
+    for system, expected in GTM14_AB.items():
+        scores = family.score(Side(system, read(f"sys/{system}.en")), prepared, docs, GTM.variants)
+        got = [scores[v].system for v in GTM.variants]
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12, err_msg=system)
+
+
 def test_greedy_runs_and_mms() -> None:
     hyp = "The Wii Remote to help diagnose childhood eye disease .".split()
     ref = "The remote control of the Wii helps to diagnose an infantile ocular disease .".split()
