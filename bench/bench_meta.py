@@ -171,7 +171,7 @@ def correlations(n_resamples: int = 1000) -> None:
             seg = segment_points(human, scores, systems, lambda m: True, np.arange(n))
             sys_points = system_points(human, scores, systems, lambda m: True)
             stats = ["pearson", "spearman", "kendall", "accuracy"]
-            _table(f"{name}: system level, {len(sys_points.human)} systems, 95% CI over systems",
+            _table(f"{name}: system level, {len(sys_points.human)} systems, 95% CI resampling segments",
                    correlation_records(sys_points, "sys", ref, stats, n_resamples=n_resamples))
             seg_stats = ["pearson", "kendall", "kendall-wmt12"] + (["kendall-wmt20"] if "ruen" in name else [])
             _table(f"{name}: segment level, {int((~np.isnan(seg.human)).sum())} rated translations, "
