@@ -81,3 +81,19 @@ def test_lexical_import_does_not_load_torch() -> None:
     code = "import mteval.annotate.annotator, sys; print('torch' in sys.modules, 'stanza' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False False"
+
+
+def test_cold_run_keeps_order_with_duplicates_and_empties(tmp_path: Path) -> None:
+    texts = ["Dogs bark.", "", "Cats sleep.", "Dogs bark.", " ", "I didn't go."]
+    out = Annotator(tmp_path, batch_size=2).annotate(texts)
+    assert [" ".join(w.form for w in s) for s in out] == [
+        "Dogs bark .", "", "Cats sleep .", "Dogs bark .", "", "I did n't go ."]
+
+
+@pytest.mark.slow
+def test_parallel_workers_give_the_same_annotation(tmp_path: Path) -> None:
+    texts = ["Dogs bark.", "", "Cats sleep on mats.", "I didn't go.", "Hello there, friend."]
+    one = Annotator(tmp_path / "one").annotate(texts)
+    two = Annotator(tmp_path / "two", workers=2)
+    assert two.annotate(texts) == one and two.parsed == 5
+    assert len(list((tmp_path / "two" / "annotation").glob("*.keys"))) == 2

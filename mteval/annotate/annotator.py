@@ -102,8 +102,8 @@ class Annotator:
             self._parse_parallel(batches)
         else:
             for batch in batches:
-                texts = [t for _, t in batch if t]
-                self._commit(batch, self._get_parser().parse(texts) if texts else [])
+                nonempty = [t for _, t in batch if t]
+                self._commit(batch, self._get_parser().parse(nonempty) if nonempty else [])
         return [self._keys[t] for t in texts]
 
     def _clean(self, texts: Sequence[str]) -> list[str]:
