@@ -157,43 +157,37 @@ def bench_hybrid(parsed: dict, refs: dict[str, list[str]]) -> str:
     return table(rows)
 
 
-def human_scores(systems: list[str]) -> tuple[dict[tuple[str, int], float], dict[str, float]]:
-    """WMT21 DA z-scores: per (system, 0-based line) and per system (official Z.SCR)."""
+def human_scores() -> dict[tuple[str, int], float]:
+    """WMT21 DA z-scores per (system, 0-based line)."""
     seg = {}
     for row in (DATA / "human" / "da_seg_scores.by_line.tsv").read_text().splitlines()[1:]:
         f = row.split("\t")
         seg[(f[0], int(f[3]) - 1)] = float(f[7])
-    alias = {"Nemo": "NVIDIA-NeMo"}
-    sys_z = {}
-    for row in (DATA / "human" / "ad-sys-scores-ru-en.csv").read_text().splitlines()[1:]:
-        f = row.split()
-        name = f[3].rsplit(".", 1)[0]
-        sys_z[alias.get(name, name)] = float(f[1])
-    return seg, {k: v for k, v in sys_z.items() if k in systems}
+    return seg
 
 
-def correlations(scores: dict[str, np.ndarray], human: tuple[dict, dict]) -> tuple[float, float, float]:
-    """(segment Pearson, segment Kendall tau-b, system Pearson) against DA z (pooled segments)."""
+def correlations(segments: dict[str, np.ndarray], systems: dict[str, float],
+                 human: dict[tuple[str, int], float]) -> tuple[float, float, float]:
+    """(segment Pearson, segment Kendall tau-b, system Pearson) against DA z: segments pooled
+    over systems; system human score = mean z of the system's judged segments in the set."""
     from scipy.stats import kendalltau, pearsonr
 
-    seg, sys_z = human
-    keys = [(name, i) for name in scores for i in range(len(scores[name])) if (name, i) in seg]
-    metric = np.array([scores[n][i] for n, i in keys])
-    gold = np.array([seg[k] for k in keys])
-    names = sorted(sys_z)
-    system = [float(np.mean(scores[n])) for n in names]
+    keys = [(name, i) for name in segments for i in range(len(segments[name])) if (name, i) in human]
+    metric = np.array([segments[n][i] for n, i in keys])
+    gold = np.array([human[k] for k in keys])
+    names = sorted(systems)
+    sys_gold = [float(np.mean([human[k] for k in keys if k[0] == n])) for n in names]
     return (float(pearsonr(metric, gold)[0]), float(kendalltau(metric, gold)[0]),
-            float(pearsonr(system, [sys_z[n] for n in names])[0]))
+            float(pearsonr([systems[n] for n in names], sys_gold)[0]))
 
 
 def extended_sides(result: object, names: list[str]) -> list:
-    """Reference Sides from a hybridization: column k = k-th reference of each segment (the
-    first reference where a segment has fewer), as written by write_extended_references."""
+    """Reference Sides from a hybridization: column k = k-th reference of each segment (its
+    references in turn where it has fewer), as written by write_extended_references."""
     from mteval.metrics.base import Side
 
     width = max(len(s.references) for s in result.segments)
-    cols = [[s.references[k] if k < len(s.references) else s.references[0] for s in result.segments]
-            for k in range(width)]
+    cols = [[s.references[k % len(s.references)] for s in result.segments] for k in range(width)]
     return [Side(names[k] if k < len(names) else f"hyb.{k + 1}", col) for k, col in enumerate(cols)]
 
 
@@ -207,7 +201,7 @@ def study(refs: dict[str, list[str]], systems: dict[str, list[str]], parsed: dic
     from mteval.metrics.base import Side
     from mteval.metrics.cesm import CesmFamily
 
-    human = human_scores(list(systems))
+    human = human_scores()
     n = len(next(iter(refs.values())))
     docs = DocumentIndex.single(n)
     rows = [["metric", "references", "seg Pearson", "seg Kendall", "sys Pearson", "seconds"]]
@@ -215,20 +209,23 @@ def study(refs: dict[str, list[str]], systems: dict[str, list[str]], parsed: dic
     prepared = family.prepare([Side(k, refs[k], parsed[k]) for k in refs])
     per = {name: family.segment_scores(Side(name, t, parsed[name]), prepared) for name, t in systems.items()}
     for v in family.variants:
-        rows.append([v, "A+B", *(f"{c:.4f}" for c in correlations({k: per[k][v] for k in per}, human)), ""])
+        seg = {k: per[k][v] for k in per}
+        corr = correlations(seg, {k: float(np.mean(x)) for k, x in seg.items()}, human)
+        rows.append([v, "+".join(refs), *(f"{c:.4f}" for c in corr), ""])
     result = hybridize([parsed[k] for k in refs], project, cap=cap)
-    ref_sets = {"A+B": [Side(k, refs[k]) for k in refs], f"A+B+hyb(cap {cap})": extended_sides(result, list(refs))}
+    ref_sets = {"+".join(refs): [Side(k, refs[k]) for k in refs],
+                "+".join(refs) + f"+hyb(cap {cap})": extended_sides(result, list(refs))}
     for variant in ("BLEU", "NIST", "ROUGE-L", "ROUGE-SU*", "chrF"):
         fam = registry.families()[registry.family_of(variant)]()
         for label, sides in ref_sets.items():
             t0 = time.perf_counter()
             prep = fam.prepare(sides)
-            got = {name: fam.score(Side(name, t), prep, docs, [variant])[variant].segments
-                   for name, t in systems.items()}
-            rows.append([variant, label, *(f"{c:.4f}" for c in correlations(got, human)),
-                         f"{time.perf_counter() - t0:.1f}"])
-    print(f"Study: WMT21 ru-en DA (z), {len(human[0])} segment judgements, {len(human[1])} systems; "
-          f"{sum(s.n_generated for s in result.segments) / n:.1f} hybrid references per segment")
+            got = {name: fam.score(Side(name, t), prep, docs, [variant])[variant] for name, t in systems.items()}
+            corr = correlations({k: g.segments for k, g in got.items()}, {k: g.system for k, g in got.items()}, human)
+            rows.append([variant, label, *(f"{c:.4f}" for c in corr), f"{time.perf_counter() - t0:.1f}"])
+    judged = sum((name, i) in human for name in systems for i in range(n))
+    print(f"Study: WMT21 ru-en DA (z), {judged} judged segments of {len(systems)} systems; "
+          f"{sum(s.n_generated for s in result.segments) / n:.2f} hybrid references per segment")
     print(table(rows))
 
 

@@ -95,7 +95,8 @@ def test_write_files_and_stats(tmp_path: Path) -> None:
     paths = write_extended_references(result, tmp_path, prefix="hyb")
     assert [p.name for p in paths] == [f"hyb.{k}" for k in range(1, 9)]
     assert paths[0].read_text().splitlines() == [S1.text, other.text]
-    assert paths[7].read_text().splitlines()[1] == other.text  # fallback: the first reference
+    assert paths[7].read_text().splitlines()[1] == other.text  # its only reference, repeated
+    assert [p.read_text().splitlines()[0] for p in paths[:3]] == list(result.segments[0].references[:3])
     stats = table5(result)
     assert stats.references == 4 and stats.total_nodes == 7 + 6 + 3 + 3
     assert stats.total_equivalent == 5 + 5 + 3 + 3
@@ -116,3 +117,13 @@ def test_discontinuous_node_is_not_recombined() -> None:
     # b's root recombines NP {p q, x z, p z, x q} with VP {r, y}; a's own root is not recombined
     assert set(seg.references) == {"x y z", "p q r", "p q y", "x z r", "x z y", "x q r", "x q y",
                                    "p z r", "p z y"}
+
+
+def test_short_segments_repeat_their_references_in_turn(tmp_path: Path) -> None:
+    third = sentence("Nothing there")
+    local = {**TREES, third.text: Tree("S", (leaf("NN", 1), leaf("RB", 2)))}
+    result = hybridize([[S1, third], [S2, S2]], lambda s: local[s.text], cap=100)
+    paths = write_extended_references(result, tmp_path)
+    second = [p.read_text().splitlines()[1] for p in paths]
+    refs = result.segments[1].references
+    assert len(refs) == 2 and second == [refs[k % 2] for k in range(len(paths))]

@@ -205,16 +205,18 @@ def hybridize(references: Sequence[Sequence[Sentence]], trees: Callable[[Sentenc
 def write_extended_references(result: HybridResult, out_dir: str | FilePath, prefix: str = "hyb") -> list[FilePath]:
     """Write the extended references as plain-text reference files ``<prefix>.1`` ..
     ``<prefix>.K`` (K = the largest reference count of any segment), one segment a line:
-    file k holds the k-th reference of every segment (originals first), or the segment's first
-    reference where it has fewer than k. Duplicated lines change no max-over-references or
-    clipped-count score (BLEU, ROUGE, METEOR), but they do weigh in NIST's information weights.
+    file k holds the k-th reference of every segment (originals first); a segment with fewer
+    than K references repeats them in turn (file k holds reference (k-1) mod n + 1), so that
+    each of its references is repeated about equally often. Repeats change no max-over-references
+    score (BLEU's clipping, chrF, METEOR); metrics that sum over the references (ROUGE's mode A,
+    NIST's information weights) see every reference of the segment with about the same weight.
     Returns the paths written."""
     out = FilePath(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     width = max((len(s.references) for s in result.segments), default=0)
     paths = []
     for k in range(width):
-        lines = [(s.references[k] if k < len(s.references) else s.references[0]) for s in result.segments]
+        lines = [s.references[k % len(s.references)] if s.references else "" for s in result.segments]
         path = out / f"{prefix}.{k + 1}"
         path.write_text("".join(" ".join(line.split()) + "\n" for line in lines), encoding="utf-8")
         paths.append(path)
