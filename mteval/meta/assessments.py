@@ -53,12 +53,14 @@ class _Collector:
         self.sys: dict[str, list[float]] = {}
 
     def add(self, system: str, row: int | None, score: float) -> None:
+        """Record one judgement (``row`` None = system level)."""
         if row is None:
             self.sys.setdefault(system, []).append(score)
         else:
             self.seg.setdefault((system, row), []).append(score)
 
     def build(self) -> Assessments:
+        """Average the judgements into an :class:`Assessments`."""
         systems = tuple(dict.fromkeys([s for s, _ in self.seg] + list(self.sys)))
         matrix = np.full((len(systems), self.n_segments), np.nan)
         for (system, row), scores in self.seg.items():
@@ -73,6 +75,7 @@ class _Collector:
 
 
 def _number(text: str, path: Path, line: int) -> float:
+    """A finite score, or an InputError naming the file and line."""
     try:
         value = float(text)
     except ValueError:
@@ -133,6 +136,7 @@ def read_asiya_csv(path: str | Path, n_segments: int, documents: DocumentIndex |
 
 
 def _field(entry: list[str], fields: dict[str, int], name: str) -> str:
+    """A named field of a CSV entry ('' when absent)."""
     i = fields.get(name)
     return entry[i].strip() if i is not None and i < len(entry) else ""
 
@@ -162,6 +166,7 @@ def read_assessments(path: str | Path, n_segments: int, documents: DocumentIndex
 
 
 def _lines(path: Path) -> list[str]:
+    """The file's lines, with file and encoding problems as InputError."""
     try:
         return path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:

@@ -174,6 +174,7 @@ _MICRO: dict[str, Callable[..., tuple[int, int]]] = {
 
 
 def _signed(counts: tuple[int, int]) -> tuple[int, int]:
+    """(con, dis) -> (con - dis, con + dis), the tau numerator and denominator."""
     con, dis = counts
     return con - dis, con + dis
 
@@ -230,6 +231,7 @@ def correlate(name: str, human: np.ndarray, metric: np.ndarray, groups: np.ndarr
         raise MtevalError(f"unknown correlation {name!r}; known: {', '.join(STATISTICS)}")
 
     def one(h: np.ndarray, m: np.ndarray) -> float:
+        """The statistic of one (sub)vector pair."""
         return STATISTICS[name](h, m, thresh) if name == "kendall-wmt20" else STATISTICS[name](h, m)
 
     if groups is None:

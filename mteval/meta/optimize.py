@@ -82,6 +82,7 @@ def exhaustive_king(data: QarlaData, metrics: Sequence[str] | None = None, level
     best: list = [None, (), 0]  # king, set, evaluated
 
     def visit(state: object, chosen: tuple[int, ...], start: int) -> None:
+        """Score the set ``chosen`` and recurse into its supersets with later metrics."""
         result = evaluator.king_of_state(state)  # type: ignore[arg-type]
         best[2] += 1
         if best[0] is None or _better(result, chosen, best[0], best[1]):

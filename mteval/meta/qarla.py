@@ -61,6 +61,7 @@ class QarlaData:
 
     @property
     def n_segments(self) -> int:
+        """Number of segments (last axis of the arrays)."""
         return int(self.sys_ref.shape[-1])
 
     def metric_index(self, names: Sequence[str] | None) -> np.ndarray:
@@ -84,6 +85,7 @@ class QarlaData:
 
 
 def _check_shape(name: str, array: np.ndarray, shape: tuple[int, ...]) -> None:
+    """Fail with a clear message when an array has the wrong shape."""
     if tuple(np.shape(array)) != shape:
         raise MtevalError(f"{name} has shape {tuple(np.shape(array))}, expected {shape}")
 

@@ -74,6 +74,7 @@ def _resamples(units: np.ndarray, groups: np.ndarray | None, n: int, seed: int):
 
 
 def _percentile(values: list[float], alpha: float) -> tuple[float, float]:
+    """Percentile interval of the finite draws (NaN, NaN when there are none)."""
     arr = np.asarray(values, dtype=np.float64)
     arr = arr[~np.isnan(arr)]
     if not len(arr):
@@ -185,6 +186,7 @@ def system_level_ci(name: str, value: float, human_segments: np.ndarray, metric_
     counts = np.random.default_rng(seed).multinomial(h.shape[1], np.full(h.shape[1], 1 / h.shape[1]), size=n)
 
     def means(x: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """Per-system weighted means of the present scores: ``(A, n_weightings)``."""
         present = ~np.isnan(x)
         with np.errstate(invalid="ignore", divide="ignore"):
             return (np.where(present, x, 0.0) @ weights.T) / (present @ weights.T)

@@ -90,12 +90,14 @@ def system_points(human: Assessments, scores: dict[str, dict[str, ScoreSet]], sy
 
 
 def _groups(points: Points, name: str, level: str, average: str) -> np.ndarray | None:
+    """Grouping of a statistic: pair statistics stay within segments at segment level."""
     if level == "seg" and name in PAIR_STATISTICS:
         return points.items
     return {"none": None, "item": points.items, "sys": points.systems}[average]
 
 
 def _variants(points: Points, level: str, mean_remove: bool) -> list[tuple[str, Points]]:
+    """The plain points and, with ``mean_remove`` at segment level, mean-removed ones."""
     out = [("plain", points)]
     if mean_remove and level == "seg":
         removed = {}
@@ -186,6 +188,7 @@ def significance_records(points: Points, level: str, refset: str, correlation: s
 
 
 def _record(target: str, refset: str, metric: str, level: str, score: float, **extra: Any) -> Record:
+    """One correlation record in iqeval's shape."""
     return {"target": target, "refset": refset, "metric": metric, "level": level, "doc": "-",
             "segment": "-", "score": float(score), **extra}
 
@@ -217,6 +220,7 @@ def reference_lengths(texts: Any, references: Sequence[str]) -> np.ndarray:
 
 
 def _do_assessments(args: argparse.Namespace, experiment: Any, cache: Any, sel: Any, texts: Any) -> list[Record]:
+    """iqeval -assessments FILE at -G seg or sys."""
     human = read_assessments(args.assessments, len(texts), texts.documents)
     refset = refset_name(sel.references)
     scores = {m: {s: cache.load(s, refset, m, len(texts)) for s in sel.systems} for m in sel.metrics}

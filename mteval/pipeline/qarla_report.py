@@ -34,7 +34,9 @@ Record = dict[str, Any]
 class ScoreSource(Protocol):
     """What the QARLA actions need from the score cache."""
 
-    def load(self, target: str, refset: str, metric: str, n_segments: int | None = None) -> ScoreSet: ...
+    def load(self, target: str, refset: str, metric: str, n_segments: int | None = None) -> ScoreSet:
+        """Scores of a (target, refset, metric) triple; CacheError when missing."""
+        ...
 
 
 def _stack(cache: ScoreSource, targets: Sequence[str], others: Sequence[str], metric: str,
@@ -106,6 +108,7 @@ def queen_records(data: QarlaData, level: str, segments: Sequence[int], trans_to
 
 
 def _king_record(refset: str, metric: str, level: str, result: Any, **extra: Any) -> Record:
+    """One KING record (extra keys override the defaults)."""
     return {"target": "KING", "refset": refset, "metric": metric, "level": level, "doc": "-",
             "segment": "-", "score": result.value, "hits": result.hits, "trials": result.trials, **extra}
 
@@ -146,6 +149,7 @@ def optimize_records(data: QarlaData, level: str, trans_topic: bool = False,
 
 
 def _optimum_record(refset: str, level: str, label: str, optimum: Optimum) -> Record:
+    """The record of a search result, with its metric set."""
     return _king_record(refset, label, level, optimum.king, target="optimizeKING",
                         metric_set=",".join(optimum.metrics))
 
@@ -165,20 +169,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _data(args: argparse.Namespace, cache: ScoreSource, sel: Any, texts: Any, with_jack: bool = False) -> QarlaData:
+    """The selection's arrays from the cache."""
     return qarla_arrays(cache, sel.metrics, sel.systems, sel.references, sel.segments, texts.documents,
                         [higher_is_better(m) for m in sel.metrics], with_jack)
 
 
 def _do_queen(args: argparse.Namespace, experiment: Any, cache: Any, sel: Any, texts: Any) -> list[Record]:
+    """iqeval -doQUEEN."""
     return queen_records(_data(args, cache, sel, texts), sel.level, sel.segments, args.trans_topic,
                          sel.with_references)
 
 
 def _do_king(args: argparse.Namespace, experiment: Any, cache: Any, sel: Any, texts: Any) -> list[Record]:
+    """iqeval -doKING."""
     return king_records(_data(args, cache, sel, texts), sel.level, args.trans_topic)
 
 
 def _do_jack(args: argparse.Namespace, experiment: Any, cache: Any, sel: Any, texts: Any) -> list[Record]:
+    """iqeval -doJACK (needs iqsetup -JACK)."""
     try:
         data = _data(args, cache, sel, texts, with_jack=True)
     except CacheError as err:
@@ -188,6 +196,7 @@ def _do_jack(args: argparse.Namespace, experiment: Any, cache: Any, sel: Any, te
 
 
 def _do_optimize(args: argparse.Namespace, experiment: Any, cache: Any, sel: Any, texts: Any) -> list[Record]:
+    """iqeval -optimizeKING."""
     return optimize_records(_data(args, cache, sel, texts), sel.level, args.trans_topic, args.exhaustive)
 
 
