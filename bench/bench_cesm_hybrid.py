@@ -191,30 +191,53 @@ def extended_sides(result: object, names: list[str]) -> list:
     return [Side(names[k] if k < len(names) else f"hyb.{k + 1}", col) for k, col in enumerate(cols)]
 
 
-def study(refs: dict[str, list[str]], systems: dict[str, list[str]], parsed: dict, cap: int) -> None:
-    """Segment- and system-level correlation with WMT21 DA: CESM variants (refs A+B), and
-    lexical metrics with original (A+B) vs hybridized (A+B+hyb) references."""
+def study(refs: dict[str, list[str]], systems: dict[str, list[str]], parsed: dict, cap: int,
+          with_cesm: bool) -> None:
+    """Segment- and system-level correlation with WMT21 DA: CESM variants (when the systems are
+    parsed), and lexical metrics with the original vs the hybridized references."""
     from mteval.annotate.layers.phrase import project
     from mteval.hybridize import hybridize
-    from mteval.io.corpus import DocumentIndex
-    from mteval.metrics import registry
-    from mteval.metrics.base import Side
-    from mteval.metrics.cesm import CesmFamily
 
     human = human_scores()
     n = len(next(iter(refs.values())))
-    docs = DocumentIndex.single(n)
     rows = [["metric", "references", "seg Pearson", "seg Kendall", "sys Pearson", "seconds"]]
+    if with_cesm:
+        rows += study_cesm(refs, systems, parsed, human)
+    result = hybridize([parsed[k] for k in refs], project, cap=cap)
+    rows += study_lexical(refs, systems, extended_sides(result, list(refs)), cap, human)
+    judged = sum((name, i) in human for name in systems for i in range(n))
+    print(f"Study: WMT21 ru-en DA (z), {judged} judged segments of {len(systems)} systems x {n} segments; "
+          f"{sum(s.n_generated for s in result.segments) / n:.2f} hybrid references per segment")
+    print(table(rows))
+
+
+def study_cesm(refs: dict[str, list[str]], systems: dict[str, list[str]], parsed: dict,
+               human: dict[tuple[str, int], float]) -> list[list[str]]:
+    """Correlation rows of every CESM variant (system score = mean of segments)."""
+    from mteval.metrics.base import Side
+    from mteval.metrics.cesm import CesmFamily
+
     family = CesmFamily()
     prepared = family.prepare([Side(k, refs[k], parsed[k]) for k in refs])
     per = {name: family.segment_scores(Side(name, t, parsed[name]), prepared) for name, t in systems.items()}
+    rows = []
     for v in family.variants:
         seg = {k: per[k][v] for k in per}
         corr = correlations(seg, {k: float(np.mean(x)) for k, x in seg.items()}, human)
         rows.append([v, "+".join(refs), *(f"{c:.4f}" for c in corr), ""])
-    result = hybridize([parsed[k] for k in refs], project, cap=cap)
-    ref_sets = {"+".join(refs): [Side(k, refs[k]) for k in refs],
-                "+".join(refs) + f"+hyb(cap {cap})": extended_sides(result, list(refs))}
+    return rows
+
+
+def study_lexical(refs: dict[str, list[str]], systems: dict[str, list[str]], extended: list, cap: int,
+                  human: dict[tuple[str, int], float]) -> list[list[str]]:
+    """Correlation rows of BLEU, NIST, ROUGE-L, ROUGE-SU*, chrF with original vs extended refs."""
+    from mteval.io.corpus import DocumentIndex
+    from mteval.metrics import registry
+    from mteval.metrics.base import Side
+
+    docs = DocumentIndex.single(len(next(iter(refs.values()))))
+    ref_sets = {"+".join(refs): [Side(k, refs[k]) for k in refs], "+".join(refs) + f"+hyb(cap {cap})": extended}
+    rows = []
     for variant in ("BLEU", "NIST", "ROUGE-L", "ROUGE-SU*", "chrF"):
         fam = registry.families()[registry.family_of(variant)]()
         for label, sides in ref_sets.items():
@@ -223,10 +246,7 @@ def study(refs: dict[str, list[str]], systems: dict[str, list[str]], parsed: dic
             got = {name: fam.score(Side(name, t), prep, docs, [variant])[variant] for name, t in systems.items()}
             corr = correlations({k: g.segments for k, g in got.items()}, {k: g.system for k, g in got.items()}, human)
             rows.append([variant, label, *(f"{c:.4f}" for c in corr), f"{time.perf_counter() - t0:.1f}"])
-    judged = sum((name, i) in human for name in systems for i in range(n))
-    print(f"Study: WMT21 ru-en DA (z), {judged} judged segments of {len(systems)} systems; "
-          f"{sum(s.n_generated for s in result.segments) / n:.2f} hybrid references per segment")
-    print(table(rows))
+    return rows
 
 
 def table(rows: list[list[str]]) -> str:
@@ -253,11 +273,15 @@ def main() -> int:
             print("hybridization: skipped (needs real parses of the references; cache cold)")
         else:
             print(f"hybridization: references {'+'.join(refs)} parsed from the warm cache")
-            print(bench_hybrid({name: found[k * n:(k + 1) * n] for k, name in enumerate(refs)}, refs))
+            ref_parsed = {name: found[k * n:(k + 1) * n] for k, name in enumerate(refs)}
+            print(bench_hybrid(ref_parsed, refs))
+            if "--study" in sys.argv:
+                print("study: CESM rows need parsed systems (cache cold); lexical metrics only")
+                study(refs, systems, ref_parsed, int(os.environ.get("MTEVAL_STUDY_CAP", "30")), False)
         return 0
     print(bench_hybrid(parsed, refs))
     if "--study" in sys.argv:
-        study(refs, systems, parsed, cap=int(os.environ.get("MTEVAL_STUDY_CAP", "30")))
+        study(refs, systems, parsed, int(os.environ.get("MTEVAL_STUDY_CAP", "30")), True)
     return 0
 
 
