@@ -163,3 +163,9 @@ def test_properties(a: Sentence, b: Sentence) -> None:
         assert ab[prefix][0] == pytest.approx(ba[prefix][0])
         assert ab[prefix + "-P"][0] == pytest.approx(ba[prefix + "-R"][0])
         assert run([a], [[a]])[prefix][0] == 1.0
+
+
+def test_repeated_references_change_nothing() -> None:
+    ref, hyp = parse_conllu(REF)[0], parse_conllu(HYP)[0]
+    once, thrice = run([hyp], [[ref]]), run([hyp], [[ref], [ref], [ref]])
+    assert all(once[v].tolist() == thrice[v].tolist() for v in once)

@@ -248,10 +248,9 @@ def sentence_parents(sentence: Sentence, virtual_root: bool = False) -> list[int
 
 @dataclass
 class _Reference:
-    """One prepared reference side: tree key per segment, cross-ACET cache (ref key, hyp key)."""
+    """One prepared reference side: the tree key of every segment."""
 
     keys: list[tuple]
-    cross: dict[tuple[tuple, tuple], tuple[float, float]]
 
 
 def f_measure(common: float, hyp_self: float, ref_self: float) -> tuple[float, float, float]:
@@ -288,6 +287,7 @@ class CesmFamily(MetricFamily):
         self._intern: dict[str, int] = {VIRTUAL_ROOT: 0}
         self._trees: dict[tuple, OrderedTree] = {}
         self._self: dict[tuple, tuple[float, float]] = {}
+        self._cross: dict[tuple[tuple, tuple], tuple[float, float]] = {}  # (ref key, hyp key)
 
     def info(self, variant: str) -> MetricInfo:
         """F1 lies in [0, 1]; P and R are >= 0 and may pass 1 with repeated words."""
@@ -318,7 +318,7 @@ class CesmFamily(MetricFamily):
 
     def prepare(self, references: Sequence[Side]) -> list[_Reference]:
         """Trees and self-ACETs of every reference (once per reference set)."""
-        prepared = [_Reference([self._key(s) for s in self._sentences(ref)], {}) for ref in references]
+        prepared = [_Reference([self._key(s) for s in self._sentences(ref)]) for ref in references]
         for ref in prepared:
             for key in ref.keys:
                 if key not in self._self:
@@ -327,17 +327,17 @@ class CesmFamily(MetricFamily):
 
     def _counts(self, hkey: tuple, refs: Sequence[_Reference], i: int) -> None:
         """Fill the hypothesis' self-ACET and its cross-ACETs with segment ``i`` of every
-        reference, in one sweep over the hypothesis tree."""
-        todo = [ref for ref in refs if (ref.keys[i], hkey) not in ref.cross]
+        reference (each distinct reference tree once), in one sweep over the hypothesis tree."""
+        todo = list(dict.fromkeys(r.keys[i] for r in refs if (r.keys[i], hkey) not in self._cross))
         need_self = hkey not in self._self
         if not todo and not need_self:
             return
-        others = ([self._trees[hkey]] if need_self else []) + [self._trees[r.keys[i]] for r in todo]
+        others = ([self._trees[hkey]] if need_self else []) + [self._trees[k] for k in todo]
         counts = word_acet(self._trees[hkey], others)
         if need_self:
             self._self[hkey] = counts.pop(0)
-        for ref, c in zip(todo, counts, strict=True):
-            ref.cross[(ref.keys[i], hkey)] = c
+        for rkey, c in zip(todo, counts, strict=True):
+            self._cross[(rkey, hkey)] = c
 
     def segment_scores(self, hypothesis: Side, prepared: list[_Reference]) -> dict[str, np.ndarray]:
         """Segment scores of every variant; per segment and mode the best-F1 reference."""
@@ -351,7 +351,7 @@ class CesmFamily(MetricFamily):
             hkey = self._key(sentence)
             self._counts(hkey, prepared, i)
             for m, prefix in enumerate(("CESM", "CESM-anyroot")):
-                best = max((f_measure(ref.cross[(ref.keys[i], hkey)][m], self._self[hkey][m],
+                best = max((f_measure(self._cross[(ref.keys[i], hkey)][m], self._self[hkey][m],
                                       self._self[ref.keys[i]][m]) for ref in prepared),
                            key=lambda prf: prf[2], default=(0.0, 0.0, 0.0))
                 out[prefix + "-P"][i], out[prefix + "-R"][i], out[prefix][i] = best
