@@ -250,11 +250,13 @@ def study_lexical(refs: dict[str, list[str]], systems: dict[str, list[str]], ext
 
 
 def table(rows: list[list[str]]) -> str:
+    """Left-aligned plain-text table."""
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows)
 
 
 def main() -> int:
+    """Run the benchmark (and the study with ``--study``); always 0."""
     if not DATA.exists():
         print("bench_cesm_hybrid: ../shared/data/wmt21-ruen is absent; skipped")
         return 0

@@ -55,6 +55,7 @@ class SegmentHybrids:
 
     @property
     def n_generated(self) -> int:
+        """New references (not originals) kept for the segment."""
         return len(self.references) - self.n_original
 
 
@@ -111,6 +112,7 @@ class _Segment:
     """Equ(nt) for the references of one segment (memoised per (reference, path))."""
 
     def __init__(self, trees: Sequence[Tree], pieces: Sequence[list[str]], limit: int) -> None:
+        """Trees and word pieces of the segment's references; ``limit`` caps each Equ list."""
         self.trees, self.pieces, self.limit = trees, pieces, limit
         self.partners = partners(trees)
         self.memo: dict[tuple[int, Path], tuple[list[Variant], int]] = {}

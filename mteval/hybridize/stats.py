@@ -42,6 +42,7 @@ class Table5:
                 ("Average references per segment", f"{self.average_generated + self._originals():.2f}")]
 
     def _originals(self) -> float:
+        """Original references per segment."""
         return self.references / self.segments if self.segments else 0.0
 
 

@@ -280,6 +280,7 @@ class CesmFamily(MetricFamily):
 
     def __init__(self, case_sensitive: bool = True, label: str = "form", virtual_root: bool = False,
                  **options: Any) -> None:
+        """Validate the options (``ConfigError`` for an unknown label) and set up the caches."""
         if label not in LABELS:
             raise ConfigError(f"CESM option label={label!r}; allowed: {', '.join(LABELS)}")
         super().__init__(case_sensitive, label=label, virtual_root=bool(virtual_root), **options)
@@ -310,6 +311,7 @@ class CesmFamily(MetricFamily):
         return key
 
     def _sentences(self, side: Side) -> Sequence[Sentence]:
+        """The side's parses, checked to be there and aligned with its texts."""
         if side.sentences is None:
             raise InputError(f"{side.name}: CESM needs dependency parses (annotation missing)")
         if len(side.sentences) != len(side.texts):
