@@ -55,15 +55,20 @@ def _selectors() -> dict[str, Selector]:
     return out
 
 
-def head_word_chains(symbols: list[str], kids: list[list[int]],
-                     max_length: int) -> list[tuple[str, tuple[str, ...]]]:
-    """Every downward chain of 1..max_length words as ``(str(length), tuple of their symbols)``."""
-    pairs: list[tuple[str, tuple[str, ...]]] = []
-    paths: list[tuple[int, ...]] = [(i,) for i in range(1, len(symbols))]
+def chain_paths(n_words: int, kids: list[list[int]], max_length: int) -> list[tuple[str, tuple[int, ...]]]:
+    """Every downward chain of 1..max_length word ids (each the head of the next), with its length."""
+    found: list[tuple[str, tuple[int, ...]]] = []
+    paths: list[tuple[int, ...]] = [(i,) for i in range(1, n_words + 1)]
     for length in range(1, max_length + 1):
-        pairs.extend((str(length), tuple(symbols[i] for i in p)) for p in paths)
+        found.extend((str(length), p) for p in paths)
         paths = [p + (k,) for p in paths for k in kids[p[-1]]]
-    return pairs
+    return found
+
+
+def head_word_chains(symbols: list[str], paths: list[tuple[str, tuple[int, ...]]]) -> list[tuple[str, tuple[str, ...]]]:
+    """The chains of :func:`chain_paths` as ``(str(length), tuple of their words' symbols)``."""
+    get = symbols.__getitem__
+    return [(length, tuple(map(get, p))) for length, p in paths]
 
 
 def depths(sentence: Sentence, kids: list[list[int]]) -> list[int]:
@@ -112,9 +117,10 @@ class Dependency(OverlapFamily):
         levels = ((str(lv), forms[i]) for i in range(1, len(forms))
                   for lv in range(1, min(depth[i], MAX_LEVEL) + 1))
         by_relation = ((rels[i], forms[k]) for i in range(1, len(forms)) for k in _subtree_words(i, kids))
-        return {"HWC_w": self.bags(head_word_chains(forms, kids, HWC_MAX)),
-                "HWC_c": self.bags(head_word_chains(cats, kids, HWC_MAX)),
-                "HWC_r": self.bags(head_word_chains(rels, kids, HWC_MAX)),
+        paths = chain_paths(len(sentence), kids, HWC_MAX)
+        return {"HWC_w": self.bags(head_word_chains(forms, paths)),
+                "HWC_c": self.bags(head_word_chains(cats, paths)),
+                "HWC_r": self.bags(head_word_chains(rels, paths)),
                 "Ol": self.bags(levels),
                 "Oc": self.bags(zip(cats[1:], forms[1:])),
                 "Or": self.bags(by_relation)}

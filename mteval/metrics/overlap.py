@@ -102,8 +102,8 @@ def typed_bags(pairs: Iterable[tuple[str, Hashable]], keys: Interner | None = No
     """Typed bags from ``(type, item)`` pairs, interned in ``keys`` (every sentence compared must use
     the same interner; :data:`SHARED_KEYS` when None)."""
     keys = keys if keys is not None else SHARED_KEYS
-    ids, new = keys.ids, keys.id
-    counts: Counter[int] = Counter([ids[p] if p in ids else new(p) for p in pairs])
+    get, new = keys.ids.get, keys.id
+    counts: Counter[int] = Counter([x if (x := get(p)) is not None else new(p) for p in pairs])
     sizes: dict[str, int] = {}
     types = keys.types
     for k, c in counts.items():
