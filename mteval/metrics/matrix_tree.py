@@ -204,22 +204,37 @@ def _logsumexp(x: np.ndarray, axis: int) -> np.ndarray:
         return np.log(np.exp(x - top).sum(axis=axis)) + np.squeeze(top, axis=axis)
 
 
-def _tempered(scores: ArcScores, gamma: float) -> tuple[np.ndarray, np.ndarray]:
-    """Label-summed arc potentials ``γ·s(h,d) + log Σ_l P(l|h,d)^γ`` (``(n+1, n+1)``) and the
-    tempered label distributions of each dependent's K kept heads (``(n, K, L)``).
+def _label_normalisers(batch: Sequence[ArcScores], gamma: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per sentence: log Σ_l P(l|h_k,d)^γ (``(n, K)``) and the tempered distributions
+    (``(n, K, L)``), computed in one vectorised pass per (K, L) shape over the whole batch.
 
     Only K + 1 distinct label distributions exist per dependent (``ArcScores`` docstring), so the
     normaliser is computed per (dependent, k) and broadcast, never over the dense (n+1)² x L grid.
     """
+    out: list[tuple[np.ndarray, np.ndarray] | None] = [None] * len(batch)
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for i, s in enumerate(batch):
+        groups.setdefault(tuple(np.shape(s.label_logp)[1:]), []).append(i)
+    for members in groups.values():
+        scaled = gamma * np.concatenate([np.asarray(batch[i].label_logp, dtype=np.float64)
+                                         for i in members])
+        lse = _logsumexp(scaled, axis=-1)
+        with np.errstate(invalid="ignore"):
+            probs = np.exp(scaled - lse[..., None])
+        probs[np.isnan(probs)] = 0.0
+        cuts = np.cumsum([np.shape(batch[i].label_logp)[0] for i in members])[:-1]
+        for i, l_part, p_part in zip(members, np.split(lse, cuts), np.split(probs, cuts), strict=True):
+            out[i] = (l_part, p_part)
+    return [o for o in out if o is not None]
+
+
+def _tempered(scores: ArcScores, gamma: float, lse: np.ndarray) -> np.ndarray:
+    """Label-summed arc potentials ``γ·s(h,d) + log Σ_l P(l|h,d)^γ``, ``(n+1, n+1)``."""
     n = scores.arcs.shape[0] - 1
-    scaled = gamma * np.asarray(scores.label_logp, dtype=np.float64)          # (n, K, L)
-    lse = _logsumexp(scaled, axis=-1)                                          # (n, K)
-    with np.errstate(invalid="ignore"):
-        probs = np.nan_to_num(np.exp(scaled - lse[..., None]), nan=0.0)
     arcs = gamma * np.asarray(scores.arcs, dtype=np.float64)
     pot = arcs.copy()
     if n == 0:
-        return pot, probs
+        return pot
     deps = np.arange(1, n + 1)
     pot[:, 1:] += lse[:, 0][None, :]
     heads = np.asarray(scores.label_heads, dtype=np.intp)
@@ -227,7 +242,7 @@ def _tempered(scores: ArcScores, gamma: float) -> tuple[np.ndarray, np.ndarray]:
         valid = (heads[:, k] >= 0) & (heads[:, k] <= n)
         h, d = heads[valid, k], deps[valid]
         pot[h, d] = arcs[h, d] + lse[valid, k]
-    return pot, probs
+    return pot
 
 
 @dataclass(frozen=True)
@@ -313,7 +328,8 @@ def expected_arcs(batch: Sequence[ArcScores], gamma: float) -> list[ArcExpectati
     """
     if gamma <= 0:
         raise ValueError(f"gamma must be > 0, got {gamma}")
-    tempered = [_tempered(s, gamma) for s in batch]
+    labels = _label_normalisers(batch, gamma)
+    pots_all = [_tempered(s, gamma, lse) for s, (lse, _) in zip(batch, labels, strict=True)]
     margs = [np.zeros(s.arcs.shape) for s in batch]
     groups: dict[int, list[tuple[int, np.ndarray]]] = {}
     for i, s in enumerate(batch):
@@ -321,12 +337,12 @@ def expected_arcs(batch: Sequence[ArcScores], gamma: float) -> list[ArcExpectati
             idx = np.concatenate([[0], part])
             groups.setdefault(len(idx), []).append((i, idx))
     for members in groups.values():
-        pots = np.stack([tempered[i][0][np.ix_(idx, idx)] for i, idx in members])
+        pots = np.stack([pots_all[i][np.ix_(idx, idx)] for i, idx in members])
         marg = arc_marginals(pots)
         for j, (i, idx) in enumerate(members):
             margs[i][np.ix_(idx, idx)] = marg[j]
     return [ArcExpectation(m, np.asarray(s.label_heads, dtype=np.intp), t[1])
-            for m, s, t in zip(margs, batch, tempered, strict=True)]
+            for m, s, t in zip(margs, batch, labels, strict=True)]
 
 
 def expected_arc_labels(batch: Sequence[ArcScores], gamma: float) -> list[np.ndarray]:
