@@ -120,3 +120,17 @@ def test_bad_assessments_file(experiment: Path, tmp_path: Path) -> None:
     bad.write_text("UEdin 1 0.5\nUEdin 999 0.5\n", encoding="utf-8")
     out = run("iqeval", "-assessments", str(bad), "-G", "seg", str(experiment))
     assert out.returncode == 2 and "bad.tsv:2" in out.stderr
+
+
+def test_compare_systems(experiment: Path) -> None:
+    out = run("iqeval", "-compareSystems", "-M", "BLEU", "--resamples", "100", "--tsv", str(experiment))
+    assert out.returncode == 0, out.stderr
+    rows = tsv(out.stdout)
+    assert len(rows) == 3 and {r["test"] for r in rows} == {"bootstrap-statistics"}
+    cache = ScoreCache(experiment.parent / "cache")
+    for r in rows:
+        a, b = next((x, y) for x in SYSTEMS for y in SYSTEMS if f"{x}-{y}" == r["target"])
+        # statistics are resampled: the observed difference is the corpus BLEU difference
+        expected = cache.load(a, "A_C_D", "BLEU").system - cache.load(b, "A_C_D", "BLEU").system
+        assert float(r["score"]) == pytest.approx(expected, abs=1e-9)
+        assert 0 <= float(r["p_value"]) <= 1 and float(r["ci_low"]) <= float(r["ci_high"])

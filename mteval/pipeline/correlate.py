@@ -19,6 +19,10 @@ Records: ``target`` = the correlation name (``pearson``, ``pearson/mean-removed`
 ``correlation``, ``variant`` (plain, mean-removed, weighted), ``n``, ``ci_low``, ``ci_high``;
 with significance, one row per ordered metric pair (metric ``A>B``, target ``perm-both:NAME`` or
 ``bootstrap:NAME``), ``score`` = difference and ``p_value`` (H1: A correlates better than B).
+
+``-compareSystems`` (no assessments needed): for every metric and pair of systems ``A-B``, the
+paired-bootstrap difference A - B with its CI, the one-sided p-value of the observed winner
+(``better``), and whether statistics or segment scores were resampled (``test``).
 """
 
 from __future__ import annotations
@@ -33,8 +37,15 @@ import numpy as np
 from mteval.errors import ConfigError
 from mteval.meta.assessments import Assessments, read_assessments
 from mteval.meta.correlation import STATISTICS, correlate, mean_removed, pearson
-from mteval.meta.significance import bootstrap_ci, paired_bootstrap, perm_both, system_level_ci
-from mteval.metrics.base import ScoreSet
+from mteval.meta.significance import (
+    bootstrap_ci,
+    paired_bootstrap,
+    perm_both,
+    system_bootstrap,
+    system_level_ci,
+)
+from mteval.metrics import registry
+from mteval.metrics.base import ScoreSet, Side, StatsFamily
 from mteval.pipeline.evaluate import higher_is_better
 from mteval.store.cache import refset_name
 
@@ -199,6 +210,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``iqeval -assessments FILE``."""
     parser.add_argument("-assessments", metavar="FILE",
                         help="correlate metrics with human judgements (Asiya CSV or 'system segment score')")
+    parser.add_argument("-compareSystems", action="store_true",
+                        help="paired bootstrap significance of every system pair, for every metric")
     parser.add_argument("--corr", default=",".join(DEFAULT_CORRELATIONS),
                         help=f"correlations, comma-separated (known: {', '.join(STATISTICS)})")
     parser.add_argument("--average", default="none", choices=("none", "item", "sys"),
@@ -241,4 +254,50 @@ def _do_assessments(args: argparse.Namespace, experiment: Any, cache: Any, sel: 
     return out
 
 
-ACTIONS = {"assessments": _do_assessments}
+def _statistics(metric: str, experiment: Any, texts: Any, references: Sequence[str],
+                systems: Sequence[str], rows: np.ndarray) -> tuple[dict[str, np.ndarray], Any] | None:
+    """Per-system statistics of a statistics-based, annotation-free metric (None otherwise)."""
+    try:
+        family = registry.families()[registry.family_of(metric)](case_sensitive=experiment.case_sensitive)
+    except ConfigError:
+        return None  # a user's own metric: only its cached scores exist
+    if not isinstance(family, StatsFamily) or family.needs_annotation:
+        return None
+    prepared = family.prepare([Side(r, texts.references[r].segments) for r in references])
+    stats = {s: family.segment_stats(Side(s, texts.systems[s].segments), prepared)[rows] for s in systems}
+    return stats, lambda matrix: family.scores_from_stats(matrix, metric)
+
+
+def system_comparison_records(cache: Any, sel: Any, texts: Any, experiment: Any, n_resamples: int = 1000,
+                              seed: int = 1234) -> list[Record]:
+    """Every pair of systems, every metric: paired bootstrap (Koehn 2004) of the system scores.
+
+    A statistics-based metric (BLEU, NIST, chrF, TER...) resamples its summed statistics, recomputed
+    from the texts; any other metric resamples its cached segment scores (system score = mean).
+    """
+    refset = refset_name(sel.references)
+    rows = np.asarray(sel.segments) - 1
+    out: list[Record] = []
+    for metric in sel.metrics:
+        found = _statistics(metric, experiment, texts, sel.references, sel.systems, rows)
+        if found is None:
+            values = {s: cache.load(s, refset, metric, len(texts)).segments[rows] for s in sel.systems}
+            score_fn, test = None, "bootstrap-segments"
+        else:
+            values, score_fn = found
+            test = "bootstrap-statistics"
+        for i, a in enumerate(sel.systems):
+            for b in sel.systems[i + 1:]:
+                cmp = system_bootstrap(values[a], values[b], n_resamples, seed=seed, score_from_stats=score_fn)
+                winner = a if (cmp.delta > 0) == higher_is_better(metric) else b
+                out.append(_record(f"{a}-{b}", refset, metric, "sys", cmp.delta, test=test, ci_low=cmp.low,
+                                   ci_high=cmp.high, p_value=cmp.p_value, better=winner if cmp.delta else "-"))
+    return out
+
+
+def _do_compare(args: argparse.Namespace, experiment: Any, cache: Any, sel: Any, texts: Any) -> list[Record]:
+    """iqeval -compareSystems."""
+    return system_comparison_records(cache, sel, texts, experiment, args.resamples, args.seed)
+
+
+ACTIONS = {"assessments": _do_assessments, "compareSystems": _do_compare}
