@@ -59,3 +59,23 @@ def test_clausal_object_and_cause() -> None:
                     ("A1", "that the coach leaves the Barça bench due problems with some players")]),
         ("leave", [("A0", "the coach"), ("A1", "the Barça bench"), ("AM-CAU", "due problems with some players")]),
     ]
+
+
+CONTROL = """\
+1	She	she	PRON	PRP	_	2	nsubj	_	_
+2	wants	want	VERB	VBZ	_	0	root	_	_
+3	to	to	PART	TO	_	4	mark	_	_
+4	leave	leave	VERB	VB	_	2	xcomp	_	_
+5	and	and	CCONJ	CC	_	6	cc	_	_
+6	was	be	AUX	VBD	_	7	aux:pass	_	_
+7	told	tell	VERB	VBN	_	2	conj	_	_
+8	to	to	PART	TO	_	9	mark	_	_
+9	stay	stay	VERB	VB	_	7	xcomp	_	_
+"""
+
+
+def test_shared_subjects_of_conjuncts_and_controlled_verbs() -> None:
+    assert _roles(CONTROL) == [("want", [("A0", "She"), ("A1", "to leave")]),
+                               ("leave", [("A0", "She")]),
+                               ("tell", [("A1", "She"), ("A1", "to stay")]),
+                               ("stay", [])]

@@ -38,10 +38,14 @@ advcl                  anything else                                         AM-
 discourse              —                                                     AM-DIS
 =====================  ====================================================  ==========
 
+Subjects are propagated as in enhanced UD (:func:`shared_subject`): a coordinated verb without a
+subject shares its first conjunct's, an ``xcomp`` verb takes its controller's (the head's object if
+any, else its subject); A1 for a passive verb, else A0.
+
 Limits: the numbered arguments follow syntax, not the verb's frame (unaccusative subjects come
-out A0; A3-A5 are never produced); subjects shared by coordinated verbs and controlled subjects are
-not propagated (UD attaches them once); nominal and adjectival predicates get no frame; the case
-words (``in`` of ``in Israel``) are inside the argument span, as in PropBank.
+out A0; A3-A5 are never produced); objects shared by coordinated verbs are not propagated; nominal
+and adjectival predicates get no frame; the case words (``in`` of ``in Israel``) are inside the
+argument span, as in PropBank.
 """
 
 from __future__ import annotations
@@ -168,6 +172,24 @@ def subtree(i: int, kids: list[list[int]]) -> tuple[int, ...]:
     return tuple(sorted(found))
 
 
+def shared_subject(word: Word, sentence: Sentence, kids: list[list[int]]) -> Role | None:
+    """The subject a verb without one shares with its head (enhanced-UD propagation): a ``conj``
+    verb takes its first conjunct's subject, an ``xcomp`` verb its controller's (the head's object
+    if it has one, else its subject). A1 when the verb is passive (has ``aux:pass``), else A0."""
+    if word.deprel not in ("conj", "xcomp") or not word.head:
+        return None
+    if any(sentence.word(k).deprel.split(":")[0] in ("nsubj", "csubj", "expl") for k in kids[word.id]):
+        return None
+    head_kids = [sentence.word(k) for k in kids[word.head]]
+    wanted = ("obj",) if word.deprel == "xcomp" and any(w.deprel == "obj" for w in head_kids) else (
+        "nsubj", "nsubj:pass", "csubj", "csubj:pass")
+    subject = next((w for w in head_kids if w.deprel in wanted), None)
+    if subject is None:
+        return None
+    passive = any(sentence.word(k).deprel == "aux:pass" for k in kids[word.id])
+    return Role("A1" if passive else "A0", subtree(subject.id, kids))
+
+
 def predicates(sentence: Sentence) -> list[Predicate]:
     """Predicate-argument structures of every verb of a sentence, left to right."""
     kids = sentence.children()
@@ -176,10 +198,14 @@ def predicates(sentence: Sentence) -> list[Predicate]:
         if word.upos != "VERB":
             continue
         roles = []
+        shared = shared_subject(word, sentence, kids)
+        if shared is not None:
+            roles.append(shared)
         for k in kids[word.id]:
             label = role_of(sentence.word(k), kids[word.id], sentence, kids)
             if label is not None:
                 roles.append(Role(label, subtree(k, kids)))
+        roles.sort(key=lambda r: r.words[0])
         lemma = word.lemma if word.lemma not in ("_", "") else word.form
         found.append(Predicate(word.id, lemma, tuple(roles)))
     return found
