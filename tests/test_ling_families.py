@@ -151,13 +151,12 @@ def test_empty_segments(family: str) -> None:
     empty = Side("e", [""], [Sentence(())])
     one_word = Side("w", ["x"], [Sentence((Word(1, "x", "x", "NOUN", "NN", "_", 0, "root"),))])
     for hyp, ref in ((empty, empty), (empty, one_word), (one_word, empty)):
-        if family == "SP" and hyp is one_word and ref is empty:
-            # the shared n-gram statistics (mteval.metrics.ngram_stats) fail on a reference set without
-            # any n-gram; reported to the lead. This line fails once that is fixed: then drop it.
-            with pytest.raises(IndexError):
-                scores(family, hyp, [ref])
+        try:
+            result = scores(family, hyp, [ref])
+        except IndexError:
+            # mteval.metrics.ngram_stats fails on a reference set without any n-gram (SP-NIST); reported
+            assert family == "SP" and hyp is one_word and ref is empty
             continue
-        result = scores(family, hyp, [ref])
         assert all(v[0] == 0.0 for v in result.values()), [k for k, v in result.items() if v[0]]
 
 
