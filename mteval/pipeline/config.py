@@ -47,7 +47,7 @@ class Experiment:
     metrics: tuple[str, ...]
     source: TextSpec | None = None
     language: str = "en"
-    case_sensitive: bool = True
+    case_sensitive: bool | None = None  # None: each metric's reference default (mteval -c: cs; TER: ci)
     sets: dict[str, tuple[str, ...] | str] = field(default_factory=dict)
     annotation: dict[str, Any] = field(default_factory=dict)
     hybridize: dict[str, Any] | None = None  # validated by mteval.pipeline.hybrid.spec_of
@@ -174,7 +174,7 @@ def _from_mapping(data: dict, path: Path) -> Experiment:
     if unknown:
         raise _err(path, sorted(unknown)[0], f"unknown key; allowed keys: {', '.join(KEYS)}")
     fmt = _choice(data, "format", FORMATS, None, path)
-    case = _choice(data, "case", CASES, "cs", path)
+    case = _choice(data, "case", CASES, None, path)
     refs = _text_specs(data.get("references"), "references", path, fmt)
     systems = _text_specs(data.get("systems"), "systems", path, fmt)
     clash = set(r.name for r in refs) & set(s.name for s in systems)
@@ -194,7 +194,8 @@ def _from_mapping(data: dict, path: Path) -> Experiment:
         name=str(data.get("name") or path.stem), config_path=path,
         cache=_resolve(path.parent, data.get("cache", f"{path.stem}-cache"), "cache", path),
         references=refs, systems=systems, metrics=_metric_names(data.get("metrics"), path),
-        source=source, language=str(data.get("language", "en")), case_sensitive=case == "cs",
+        source=source, language=str(data.get("language", "en")),
+        case_sensitive=None if case is None else case == "cs",
         sets=_sets(data.get("sets"), path), annotation=annotation, hybridize=data.get("hybridize"),
     )
     from mteval.pipeline.hybrid import spec_of  # validates the hybridize options

@@ -163,6 +163,7 @@ def run_setup(experiment: Experiment, texts: LoadedTexts, jack: bool = False, re
         pairs += [Pair(s, (spec.name,)) for s in experiment.system_names if targets is None or s in targets]
     available = registry.families()
     for family_name, variants in registry.group_by_family(experiment.metrics).items():
-        family = available[family_name](case_sensitive=experiment.case_sensitive)
+        options = {} if experiment.case_sensitive is None else {"case_sensitive": experiment.case_sensitive}
+        family = available[family_name](**options)
         run.run_family(family, variants, pairs)
     return run.report
