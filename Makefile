@@ -24,7 +24,9 @@ demo-syntax: install
 MYPY_PATHS = mteval/io mteval/store mteval/cli mteval/errors.py mteval/metrics/base.py \
 	mteval/metrics/registry.py mteval/metrics/bleu_nist.py mteval/metrics/ngram_stats.py \
 	mteval/pipeline/config.py mteval/pipeline/setup.py mteval/pipeline/evaluate.py mteval/pipeline/sets.py \
-	mteval/pipeline/texts.py mteval/pipeline/trial.py mteval/pipeline/hybrid.py mteval/pipeline/annotation.py
+	mteval/pipeline/texts.py mteval/pipeline/trial.py mteval/pipeline/hybrid.py mteval/pipeline/annotation.py \
+	mteval/meta/qarla.py mteval/meta/king.py mteval/meta/jack.py mteval/meta/optimize.py mteval/meta/correlation.py \
+	mteval/meta/significance.py mteval/meta/assessments.py mteval/pipeline/qarla_report.py mteval/pipeline/correlate.py
 
 lint:
 	ruff check mteval tests bench
