@@ -5,7 +5,7 @@
 first; that time is reported apart). Prints the time per family (wall and CPU) and, for the first
 ``--kendall`` segments (default 300), the segment-level Kendall tau-b of representative variants
 with the WMT21 DA z-scores (pooled over the 10 systems; missing metric values count as 0) next
-to sacreBLEU's sentence BLEU with both references, and their system-level scores.
+to sacreBLEU's sentence BLEU with both references, and the system-level scores (all N segments).
 
     python bench/bench_linguistic.py [--segments 1000] [--kendall 300]
 
@@ -106,12 +106,12 @@ def kendall_rows(scores: dict[str, dict[str, object]], refs: list[Side], systems
     sent_bleu = {k: bleu.sentence_score(texts[k[0]][k[1]], [r.texts[k[1]] for r in refs]).score for k in keys}
     rows = [["metric", "seg tau-b", *[s.name[:10] for s in systems]]]
     values = np.array([sent_bleu[k] for k in keys])
-    corpus = [bleu.corpus_score(list(s.texts[:n]), [list(r.texts[:n]) for r in refs]).score for s in systems]
+    corpus = [bleu.corpus_score(list(s.texts), [list(r.texts) for r in refs]).score for s in systems]
     rows.append(["sentBLEU", f"{kendalltau(values, human).statistic:.3f}", *[f"{c:.2f}" for c in corpus]])
     for variant in SHOWN:
         segs = {s: np.nan_to_num(scores[s][variant].segments[:n]) for s in texts}
         tau = kendalltau(np.array([segs[s][i] for s, i in keys]), human).statistic
-        rows.append([variant, f"{tau:.3f}", *[f"{segs[s.name].mean():.4f}" for s in systems]])
+        rows.append([variant, f"{tau:.3f}", *[f"{scores[s.name][variant].system:.4f}" for s in systems]])
     return rows
 
 
@@ -135,8 +135,8 @@ def main() -> int:
     print(f"{len(systems)} systems x {len(refs)} refs x {n} segments; target for 1000 segments: < 60 s in total")
     k = min(args.kendall, n)
     if k:
-        print(f"\nsegment-level Kendall tau-b with DA z (first {k} segments, pooled) and system scores "
-              f"(mean of the first {k} segments; sentBLEU column: corpus BLEU)")
+        print(f"\nsegment-level Kendall tau-b with DA z (first {k} segments, pooled) and system-level scores "
+              f"over all {n} segments (sentBLEU row: corpus BLEU, sacreBLEU)")
         print(table(kendall_rows(scores, refs, systems, k)))
     return 0
 
