@@ -141,9 +141,13 @@ def ngram_statistics(vocab: NgramVocabulary, hypothesis: Sequence[tuple[str, ...
     ids = keys % _SHIFT
     seg = keys // _SHIFT
     orders = np.concatenate([p.orders for p in profiles]) if profiles else np.zeros(0, np.int64)
-    pos = np.minimum(np.searchsorted(prepared.keys, keys), max(len(prepared.keys) - 1, 0))
-    found = prepared.keys[pos] == keys if len(prepared.keys) else np.zeros(len(keys), bool)
-    clipped = np.where(found, np.minimum(counts, prepared.max_counts[pos] if len(pos) else 0), 0.0)
+    if len(prepared.keys):
+        pos = np.minimum(np.searchsorted(prepared.keys, keys), len(prepared.keys) - 1)
+        found = prepared.keys[pos] == keys
+        clipped = np.where(found, np.minimum(counts, prepared.max_counts[pos]), 0.0)
+    else:  # references without a single n-gram (all empty)
+        found = np.zeros(len(keys), dtype=bool)
+        clipped = np.zeros(len(keys))
     # ids interned after the references were prepared cannot match them
     info = prepared.info[np.minimum(ids, len(prepared.info) - 1)] if len(prepared.info) else np.zeros(len(ids))
     bins = seg * MAX_ORDER + orders - 1
