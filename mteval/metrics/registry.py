@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable
+from typing import Any
 
 from mteval.errors import ConfigError
 from mteval.metrics.base import MetricFamily
@@ -65,6 +66,14 @@ def families() -> dict[str, type[MetricFamily]]:
     """All registered families by name."""
     _load()
     return dict(_FAMILIES)
+
+
+def create(family: str, case_sensitive: bool | None = None, **options: Any) -> MetricFamily:
+    """An instance of a family; ``case_sensitive=None`` keeps the family's own default."""
+    cls = families()[family]
+    if case_sensitive is not None:
+        options["case_sensitive"] = case_sensitive
+    return cls(**options)
 
 
 def all_variants() -> list[str]:

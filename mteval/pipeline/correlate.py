@@ -258,7 +258,7 @@ def _statistics(metric: str, experiment: Any, texts: Any, references: Sequence[s
                 systems: Sequence[str], rows: np.ndarray) -> tuple[dict[str, np.ndarray], Any] | None:
     """Per-system statistics of a statistics-based, annotation-free metric (None otherwise)."""
     try:
-        family = registry.families()[registry.family_of(metric)](case_sensitive=experiment.case_sensitive)
+        family = registry.create(registry.family_of(metric), experiment.case_sensitive)
     except ConfigError:
         return None  # a user's own metric: only its cached scores exist
     if not isinstance(family, StatsFamily) or family.needs_annotation:

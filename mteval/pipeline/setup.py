@@ -161,9 +161,7 @@ def run_setup(experiment: Experiment, texts: LoadedTexts, jack: bool = False, re
         generated, _ = hybrid.build(spec, run.annotations, experiment.cache / ".hybrid")
         run.add_group(spec.name, generated)
         pairs += [Pair(s, (spec.name,)) for s in experiment.system_names if targets is None or s in targets]
-    available = registry.families()
     for family_name, variants in registry.group_by_family(experiment.metrics).items():
-        options = {} if experiment.case_sensitive is None else {"case_sensitive": experiment.case_sensitive}
-        family = available[family_name](**options)
+        family = registry.create(family_name, experiment.case_sensitive)
         run.run_family(family, variants, pairs)
     return run.report
