@@ -77,10 +77,11 @@ def eval_ner(shared: Path) -> None:
     doc = nlp([[w for w, _ in s] for s in test])  # type: ignore[operator]
     pred = [[t.ner for t in s.tokens] for s in doc.sentences]
     gold = [[tag for _, tag in s] for s in test]
-    p, r, f = score_by_entity(pred, gold, verbose=False)
+    p, r, f, per_type = score_by_entity(pred, gold, verbose=False)
     n = sum(tag.startswith("B-") for s in gold for tag in s)
     print(f"NER (held-out UNER EWT documents: {len(test)} sentences, {n} entities, gold tokens):")
-    print(f"  P {100 * p:.2f}  R {100 * r:.2f}  F1 {100 * f:.2f}")
+    print(f"  P {100 * p:.2f}  R {100 * r:.2f}  F1 {100 * f:.2f}  (F1 per type: "
+          + ", ".join(f"{t} {100 * v:.2f}" for t, v in sorted(per_type.items())) + ")")
 
 
 def main(argv: list[str]) -> int:

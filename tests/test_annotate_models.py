@@ -97,3 +97,12 @@ def test_parallel_workers_give_the_same_annotation(tmp_path: Path) -> None:
     two = Annotator(tmp_path / "two", workers=2)
     assert two.annotate(texts) == one and two.parsed == 5
     assert len(list((tmp_path / "two" / "annotation").glob("*.keys"))) == 2
+
+
+def test_shipped_ner_model_tags_entities(tmp_path: Path) -> None:
+    from mteval.annotate.stanza_adapter import WITH_NER
+
+    ann = Annotator(tmp_path, processors=WITH_NER)
+    assert "ner=" in ann.identity()
+    (s,) = ann.annotate(["Barack Obama visited London yesterday."])
+    assert [w.ner for w in s] == ["B-PER", "E-PER", "O", "S-LOC", "O", "O"]
