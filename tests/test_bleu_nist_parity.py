@@ -9,13 +9,12 @@ are allowed 1e-4).
 
 from __future__ import annotations
 
-import csv
-from collections import defaultdict
 from functools import cache
 
 import numpy as np
 import pytest
 from conftest import SHARED, needs_shared
+from oracles import read_oracle, ruen_lines
 
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import Side
@@ -27,19 +26,12 @@ DATA = SHARED / "data" / "wmt21-ruen"
 N_SEGMENTS = 500
 
 
-@cache
 def oracle() -> dict[tuple[str, str, str], dict[str, str]]:
     """(metric, target, refs) -> {segment or '-': printed score}."""
-    table: dict[tuple[str, str, str], dict[str, str]] = defaultdict(dict)
-    with open(ORACLE, encoding="utf-8") as f:
-        for row in csv.DictReader(f, delimiter="\t"):
-            table[(row["metric"], row["target"], row["references"])][row["segment"]] = row["score"]
-    return table
+    return read_oracle(ORACLE)
 
 
-def _lines(path: str) -> list[str]:
-    with open(DATA / path, encoding="utf-8") as f:
-        return [line.rstrip("\n") for line in f][:N_SEGMENTS]
+_lines = ruen_lines
 
 
 @cache

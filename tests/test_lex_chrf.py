@@ -8,8 +8,6 @@
 
 from __future__ import annotations
 
-import csv
-from collections import defaultdict
 from functools import cache
 
 import numpy as np
@@ -17,6 +15,7 @@ import pytest
 from conftest import SHARED, needs_shared
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import read_oracle, ruen_lines
 
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import Side
@@ -32,17 +31,10 @@ VARIANTS = {"chrF": "sacrebleu-chrF", "chrF++": "sacrebleu-chrF++"}
 @cache
 def oracle() -> dict[tuple[str, str, str], dict[str, str]]:
     """(metric, target, refs) -> {segment or '-': printed score}."""
-    table: dict[tuple[str, str, str], dict[str, str]] = defaultdict(dict)
-    with open(ORACLE, encoding="utf-8") as f:
-        for row in csv.DictReader(f, delimiter="\t"):
-            if row["metric"] in VARIANTS.values():
-                table[(row["metric"], row["target"], row["references"])][row["segment"]] = row["score"]
-    return table
+    return read_oracle(ORACLE, set(VARIANTS.values()))
 
 
-def _lines(path: str) -> list[str]:
-    with open(DATA / path, encoding="utf-8") as f:
-        return [line.rstrip("\n") for line in f][:N_SEGMENTS]
+_lines = ruen_lines
 
 
 @cache

@@ -8,8 +8,6 @@
 
 from __future__ import annotations
 
-import csv
-from collections import defaultdict
 from functools import cache
 
 import numpy as np
@@ -17,6 +15,7 @@ import pytest
 from conftest import SHARED, needs_shared
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import read_oracle, ruen_lines
 
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import Side
@@ -31,17 +30,10 @@ N_SEGMENTS = 500
 @cache
 def oracle() -> dict[tuple[str, str], dict[str, str]]:
     """(target, refs) -> {segment or '-': printed TER}."""
-    table: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
-    with open(ORACLE, encoding="utf-8") as f:
-        for row in csv.DictReader(f, delimiter="\t"):
-            if row["metric"] == "sacrebleu-TER":
-                table[(row["target"], row["references"])][row["segment"]] = row["score"]
-    return table
+    return {k[1:]: v for k, v in read_oracle(ORACLE, {"sacrebleu-TER"}).items()}
 
 
-def _lines(path: str) -> list[str]:
-    with open(DATA / path, encoding="utf-8") as f:
-        return [line.rstrip("\n") for line in f][:N_SEGMENTS]
+_lines = ruen_lines
 
 
 @needs_shared

@@ -8,17 +8,15 @@ Perl ``%.15g``, so values must agree to 1e-12. Also: the Asiya sample's recomput
 
 from __future__ import annotations
 
-import csv
 import gzip
 import re
-from collections import defaultdict
-from functools import cache
 
 import numpy as np
 import pytest
 from conftest import SHARED, needs_shared
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import read_oracle, ruen_lines
 
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import Side
@@ -31,19 +29,12 @@ N_SEGMENTS = 500
 VARIANTS = ("-WER", "-PER", "WER", "PER")
 
 
-@cache
 def oracle(path: str = str(ORACLE)) -> dict[tuple[str, str, str], dict[str, str]]:
     """(metric, target, refs) -> {segment or '-': printed score}."""
-    table: dict[tuple[str, str, str], dict[str, str]] = defaultdict(dict)
-    with open(path, encoding="utf-8") as f:
-        for row in csv.DictReader(f, delimiter="\t"):
-            table[(row["metric"], row["target"], row["references"])][row["segment"]] = row["score"]
-    return table
+    return read_oracle(path)
 
 
-def _lines(path: str) -> list[str]:
-    with open(DATA / path, encoding="utf-8") as f:
-        return [line.rstrip("\n") for line in f][:N_SEGMENTS]
+_lines = ruen_lines
 
 
 @needs_shared
