@@ -26,7 +26,8 @@ MYPY_PATHS = mteval/io mteval/store mteval/cli mteval/errors.py mteval/metrics/b
 	mteval/pipeline/config.py mteval/pipeline/setup.py mteval/pipeline/evaluate.py mteval/pipeline/sets.py \
 	mteval/pipeline/texts.py mteval/pipeline/trial.py mteval/pipeline/hybrid.py mteval/pipeline/annotation.py \
 	mteval/meta/qarla.py mteval/meta/king.py mteval/meta/jack.py mteval/meta/optimize.py mteval/meta/correlation.py \
-	mteval/meta/significance.py mteval/meta/assessments.py mteval/pipeline/qarla_report.py mteval/pipeline/correlate.py
+	mteval/meta/significance.py mteval/meta/assessments.py mteval/pipeline/qarla_report.py mteval/pipeline/correlate.py \
+	mteval/pipeline/tuning.py
 
 lint:
 	ruff check mteval tests bench

@@ -161,3 +161,20 @@ def test_try_scores_a_new_system_only(experiment: Path, tmp_path: Path) -> None:
     assert ours == theirs and any(m == "QUEEN" for m, _ in ours)
     clash = run("iqeval", "-TRY", str(copy), "--try-name", "UEdin", str(experiment))
     assert clash.returncode == 2 and "already a system" in clash.stderr
+
+
+def test_tune_stores_a_learned_metric(experiment: Path) -> None:
+    mqm = ROOT / "data" / "wmt21-ende-sample" / "human" / "mqm.tsv"
+    result = run("mteval", "tune", str(experiment), "--assessments", str(mqm), "-M", "BLEU,NIST", "--name", "LEARNED")
+    assert result.returncode == 0, result.stderr
+    assert "300 judged segments; two-fold test correlation" in result.stdout
+    weights = {line.split()[0]: float(line.split()[1]) for line in result.stdout.splitlines() if line.startswith("  ")}
+    cache = experiment.parent / "cache"
+    learned = parse(cache / "UEdin" / "A_C_D" / "LEARNED.xml").scores
+    bleu = parse(cache / "UEdin" / "A_C_D" / "BLEU.xml").scores.segments
+    nist = parse(cache / "UEdin" / "A_C_D" / "NIST.xml").scores.segments
+    expected = weights["BLEU"] * bleu + weights["NIST"] * nist
+    assert abs(learned.segments - expected).max() < 1e-5 * (1 + abs(expected).max())  # weights printed with 6 digits
+    assert (cache / "A" / "C" / "LEARNED.xml").is_file()  # reference pairs too, so QUEEN/KING can use it
+    for path in cache.rglob("LEARNED.xml"):
+        path.unlink()

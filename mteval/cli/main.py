@@ -6,6 +6,7 @@ Examples::
     mteval models info en               # which Stanza models an experiment in English would use
     mteval models download en           # Stanza's official models (needs internet)
     mteval hybridize configs/example-syntax.yaml --out hyb/   # write extended references + Table 5
+    mteval tune configs/example.yaml --assessments data/wmt21-ende-sample/human/mqm.tsv -M BLEU,NIST
 """
 
 from __future__ import annotations
@@ -31,7 +32,33 @@ def build_parser() -> argparse.ArgumentParser:
     hyb.add_argument("--out", help="output folder (default: CACHE/.hybrid)")
     hyb.add_argument("--cap", type=int, help="override the cap on new references per segment")
     hyb.add_argument("--references", help="comma-separated references to hybridize (default: the config's)")
+    tune = commands.add_parser("tune", help="learn a metric combination from human judgements (EDPM paper §6)")
+    tune.add_argument("config")
+    tune.add_argument("--assessments", required=True, help="Asiya CSV or 'system segment score' TSV")
+    tune.add_argument("-M", dest="metrics", required=True, help="feature metrics: a set name or comma-separated")
+    tune.add_argument("--name", default="TUNED", help="name of the learned metric in the cache")
     return parser
+
+
+def tune(args: argparse.Namespace) -> int:
+    """Cross-validated tuning, then the learned metric stored in the cache."""
+    from mteval.pipeline.config import load
+    from mteval.pipeline.evaluate import default_metrics
+    from mteval.pipeline.sets import resolve
+    from mteval.pipeline.texts import load_texts
+    from mteval.pipeline.tuning import tune_metric
+    from mteval.store.cache import ScoreCache
+
+    experiment = load(args.config)
+    features = resolve(experiment, "-M", args.metrics, default_metrics(experiment, ScoreCache(experiment.cache)))
+    result = tune_metric(experiment, load_texts(experiment), tuple(features), args.assessments, args.name)
+    test = result.validation.test
+    print(f"{result.points} judged segments; two-fold test correlation {test[0]:.4f} / {test[1]:.4f} "
+          f"(mean {result.validation.mean_test:.4f}; weighted, mean-removed)")
+    for feature, weight in result.combination.to_dict().items():
+        print(f"  {feature:<24} {weight:+.6g}")
+    print(f"stored metric {args.name} for {result.files} target/reference pairs")
+    return 0
 
 
 def hybridize(args: argparse.Namespace) -> int:
@@ -93,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "metrics":
         return run_command("mteval", list_metrics)
+    if args.command == "tune":
+        return run_command("mteval", lambda: tune(args))
     if args.command == "hybridize":
         return run_command("mteval", lambda: hybridize(args))
     return run_command("mteval", lambda: models(args))
