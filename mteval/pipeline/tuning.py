@@ -63,8 +63,8 @@ def tune_metric(experiment: Experiment, texts: LoadedTexts, features: tuple[str,
         raise ConfigError(f"--name {name!r} is one of the features")
     cache = ScoreCache(experiment.cache)
     x, h, groups, weights, folds = _training_data(experiment, texts, cache, features, assessments)
-    validation = cross_validate(x, h, groups, weights, folds)
-    combination = tune_weights(x, h, groups, weights)
+    validation = cross_validate(x, h, list(groups), weights, folds)
+    combination = tune_weights(x, h, list(groups), weights)
     pairs: dict[tuple[str, str], set[str]] = {}
     for target, refset, metric in cache.available():
         pairs.setdefault((target, refset), set()).add(metric)
