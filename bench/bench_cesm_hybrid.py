@@ -230,7 +230,8 @@ def study_cesm(refs: dict[str, list[str]], systems: dict[str, list[str]], parsed
 
 def study_lexical(refs: dict[str, list[str]], systems: dict[str, list[str]], extended: list, cap: int,
                   human: dict[tuple[str, int], float]) -> list[list[str]]:
-    """Correlation rows of BLEU, NIST, ROUGE-L, ROUGE-SU*, chrF with original vs extended refs."""
+    """Correlation rows of BLEU, NIST, ROUGE-L, ROUGE-SU*, chrF (or ``MTEVAL_STUDY_METRICS``, comma-separated)
+    with original vs extended refs."""
     from mteval.io.corpus import DocumentIndex
     from mteval.metrics import registry
     from mteval.metrics.base import Side
@@ -238,7 +239,8 @@ def study_lexical(refs: dict[str, list[str]], systems: dict[str, list[str]], ext
     docs = DocumentIndex.single(len(next(iter(refs.values()))))
     ref_sets = {"+".join(refs): [Side(k, refs[k]) for k in refs], "+".join(refs) + f"+hyb(cap {cap})": extended}
     rows = []
-    for variant in ("BLEU", "NIST", "ROUGE-L", "ROUGE-SU*", "chrF"):
+    variants = os.environ.get("MTEVAL_STUDY_METRICS", "BLEU,NIST,ROUGE-L,ROUGE-SU*,chrF").split(",")
+    for variant in variants:
         fam = registry.families()[registry.family_of(variant)]()
         for label, sides in ref_sets.items():
             t0 = time.perf_counter()
