@@ -20,7 +20,7 @@ system scores then all come from one path (rows, summed document rows, summed ro
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -28,15 +28,10 @@ import numpy as np
 
 from mteval import __version__
 from mteval.io.corpus import DocumentIndex
+from mteval.scores import ScoreSet
 
-
-@dataclass(frozen=True)
-class ScoreSet:
-    """Scores of one metric variant for one (target, reference set) pair."""
-
-    system: float
-    documents: Mapping[str, float]
-    segments: np.ndarray  # float64, shape (n_segments,); NaN = no score for that segment
+__all__ = ["MetricFamily", "MetricInfo", "ScoreSet", "Side", "StatsFamily", "mean_score_set",
+           "scores_from_stats_matrix"]
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from mteval.errors import CacheError
-from mteval.metrics.base import ScoreSet
+from mteval.scores import ScoreSet
 from mteval.store.iqxml import ScoreFile, parse, read_header, to_xml
 
 SUFFIXES = (".xml", ".xml.gz")

@@ -28,7 +28,7 @@ import numpy as np
 from lxml import etree
 
 from mteval.errors import CacheError
-from mteval.metrics.base import ScoreSet
+from mteval.scores import ScoreSet
 
 MAX_BYTES = 512 * 1024 * 1024  # refuse (decompressed) score files larger than this
 
