@@ -81,8 +81,21 @@ class ArcRecorder:
                 preds[0][i][:length, :length], preds[2][i][:length, :length, :], self.labels)
 
     def get(self, words: Sequence[str]) -> ArcScores | None:
-        """The recorded scores of the sentence with these word forms (None if never parsed)."""
-        return self.scores.get(tuple(words))
+        """The recorded scores of the sentence with these word forms (None if never parsed).
+
+        The parser sees some forms normalised (``!!!`` arrives as ``!``), so when the exact forms
+        were not recorded, the recorded sentence of the same length that agrees on the most words
+        is taken, provided it differs in at most a quarter of them (at least one)."""
+        exact = self.scores.get(tuple(words))
+        if exact is not None:
+            return exact
+        best, best_same = None, -1
+        for recorded, scores in self.scores.items():
+            if len(recorded) == len(words):
+                same = sum(a == b for a, b in zip(recorded, words, strict=True))
+                if same > best_same:
+                    best, best_same = scores, same
+        return best if best is not None and len(words) - best_same <= max(1, len(words) // 4) else None
 
     def clear(self) -> None:
         """Forget what was recorded (call after each batch to bound memory)."""
