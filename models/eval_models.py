@@ -5,8 +5,9 @@
    evaluation (``stanza.models.common.utils.ud_scores``): Tokens, Sentences, Words, UPOS, XPOS,
    Lemmas, UAS, LAS (F1). The raw text is rebuilt from the gold ``# text`` comments, paragraphs
    (``# newpar``/``# newdoc``) separated by blank lines.
-2. NER: the held-out UNER documents (``models/uner_split.py`` test part) tagged from gold tokens,
-   entity-level precision/recall/F1 (Stanza's ``score_by_entity``, exact span and type).
+2. NER: entity-level precision/recall/F1 (exact span and type) of the NER recipe on held-out UNER
+   documents (the fixed split of ``models/uner_split.py`` and 10-fold cross-validation), and a
+   check that the recipe rebuilds the shipped ``ner.npz``.
 
 Usage: python models/eval_models.py [SHARED_DIR]   (default ../shared)
 """
@@ -65,23 +66,37 @@ def eval_parser(shared: Path) -> None:
 
 
 def eval_ner(shared: Path) -> None:
-    """Print entity-level P/R/F1 of the NER model on the held-out UNER documents."""
-    if not (MODELS / "ner.pt").is_file():
-        print("NER: no ner.pt shipped; skipped")
-        return
-    from stanza.models.ner.scorer import score_by_entity
-    from uner_split import split_documents
+    """Held-out entity P/R/F1 of the NER recipe, and a check that it rebuilds the shipped model.
 
-    test = split_documents(shared / "ud" / "uner_en_ewt")["test"]
-    nlp = pipeline("tokenize,ner", tokenize_pretokenized=True)
-    doc = nlp([[w for w, _ in s] for s in test])  # type: ignore[operator]
-    pred = [[t.ner for t in s.tokens] for s in doc.sentences]
-    gold = [[tag for _, tag in s] for s in test]
-    p, r, f, per_type = score_by_entity(pred, gold, verbose=False)
-    n = sum(tag.startswith("B-") for s in gold for tag in s)
-    print(f"NER (held-out UNER EWT documents: {len(test)} sentences, {n} entities, gold tokens):")
-    print(f"  P {100 * p:.2f}  R {100 * r:.2f}  F1 {100 * f:.2f}  (F1 per type: "
-          + ", ".join(f"{t} {100 * v:.2f}" for t, v in sorted(per_type.items())) + ")")
+    The shipped ``ner.npz`` is trained on every UNER document, so it is scored the way it was
+    selected: trained with the same settings on the fixed split's train documents and scored on
+    its test documents, and by 10-fold cross-validation by document (``models/train_ner.py``).
+    """
+    import numpy as np
+    import train_ner
+    from ner_gazetteer import build, fetch
+
+    from mteval.annotate.entity_tagger import EntityTagger
+    from mteval.annotate.entity_training import build_lexicon, train
+    from mteval.annotate.model import parse_conllu
+
+    shipped = EntityTagger.load(MODELS / "ner.npz")
+    passes = int(shipped.meta["passes"])
+    work = ROOT / "build" / "models" / "ner"
+    work.mkdir(parents=True, exist_ok=True)
+    docs = train_ner.load_documents(shared, work)
+    lexicon = build_lexicon(parse_conllu((shared / "ud" / "en_ewt" / "en_ewt-ud-train.conllu").read_text("utf-8")))
+    gazetteer = build(fetch(work))
+    test = [d for i, d in enumerate(docs) if i % 10 == 0]
+    train_docs = [d for i, d in enumerate(docs) if i % 10 not in (0, 5)]
+    print(f"NER (UNER English-EWT, {len(docs)} documents, gold words, predicted tags and parse; {passes} passes):")
+    train_ner.report("  fixed split, held-out test documents",
+                     *train_ner.evaluate(train_docs, test, lexicon, gazetteer, passes))
+    train_ner.report("  10-fold cross-validation by document",
+                     *train_ner.cross_validate(docs, lexicon, gazetteer, passes))
+    rebuilt = train(train_ner.examples(docs), lexicon, epochs=passes, gazetteer=gazetteer)
+    same = rebuilt.features == shipped.features and np.allclose(rebuilt.weights, shipped.weights, atol=1e-5)
+    print(f"  the recipe rebuilds the shipped ner.npz: {'yes' if same else 'NO'}")
 
 
 def main(argv: list[str]) -> int:

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from mteval.annotate.annotator import Annotator
+from mteval.annotate.layers.entities import entities
 
 pytestmark = pytest.mark.models
 
@@ -99,10 +100,16 @@ def test_parallel_workers_give_the_same_annotation(tmp_path: Path) -> None:
     assert len(list((tmp_path / "two" / "annotation").glob("*.keys"))) == 2
 
 
-def test_shipped_ner_model_tags_entities(tmp_path: Path) -> None:
-    from mteval.annotate.stanza_adapter import WITH_NER
+def test_shipped_ner_model_tags_entities(annotator: Annotator) -> None:
+    assert "|proc:tokenize,mwt,pos,lemma,depparse,ner|" in annotator.identity() and "ner=" in annotator.identity()
+    (s,) = annotator.annotate(["John Smith visited London yesterday."])
+    assert [w.ner for w in s] == ["B-PER", "I-PER", "O", "B-LOC", "O", "O"]
+    (s,) = annotator.annotate(["I work for Microsoft in Seattle."])  # (a small model: held-out F1 ~69)
+    assert [(e.type, e.start, e.end) for e in entities(s)] == [("ORG", 4, 4), ("LOC", 6, 6)]
 
-    ann = Annotator(tmp_path, processors=WITH_NER)
-    assert "ner=" in ann.identity()
-    (s,) = ann.annotate(["Barack Obama visited London yesterday."])
-    assert [w.ner for w in s] == ["B-PER", "E-PER", "O", "S-LOC", "O", "O"]
+
+def test_ner_can_be_left_out(tmp_path: Path) -> None:
+    ann = Annotator(tmp_path, processors="tokenize,mwt,pos,lemma,depparse")
+    assert "ner=" not in ann.identity()
+    (s,) = ann.annotate(["John Smith visited London yesterday."])
+    assert {w.ner for w in s} == {"O"}

@@ -46,7 +46,7 @@ class Annotator:
                  processors: str = DEFAULT_PROCESSORS, workers: int = 1,
                  max_words: int = MAX_WORDS, batch_size: int = BATCH_SIZE) -> None:
         self.language = language
-        self.choice = resolve_models(language, available_processors(language, processors), model_paths)
+        self.choice = resolve_models(language, available_processors(language, processors, model_paths), model_paths)
         self.processors = ",".join(self.choice.processors)
         self._identity = model_identity(self.choice)
         self.cache = AnnotationCache(Path(cache_dir))

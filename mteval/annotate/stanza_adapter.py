@@ -28,15 +28,19 @@ from typing import Any
 
 from mteval.annotate.arc_capture import ArcRecorder
 from mteval.annotate.convert import join_arc_scores, to_sentence
+from mteval.annotate.entity_tagger import EntityTagger
 from mteval.annotate.model import ArcScores, Sentence
 from mteval.errors import ConfigError
 
 LOG = logging.getLogger(__name__)
 EMBEDDED = {"en": Path(__file__).resolve().parents[1] / "resources" / "models" / "en_ewt"}
-# NER is opt-in for now (processors: "...,ner"): the shipped UNER model is weak (docs/annotation.md)
-# and adding it to the default changes every annotation identity (so every annotation cache key)
-DEFAULT_PROCESSORS = "tokenize,mwt,pos,lemma,depparse"
-WITH_NER = DEFAULT_PROCESSORS + ",ner"
+PARSE_PROCESSORS = "tokenize,mwt,pos,lemma,depparse"
+DEFAULT_PROCESSORS = PARSE_PROCESSORS + ",ner"
+WITH_NER = DEFAULT_PROCESSORS  # kept for callers of the time when NER was opt-in
+# the embedded NER model is not a Stanza model but mteval's own tagger over the parse
+# (mteval.annotate.entity_tagger); a `ner` model path ending in .npz selects it, any other Stanza's
+TAGGER_SUFFIX = ".npz"
+EMBEDDED_FILES = {"ner": "ner.npz"}
 MAX_SEQLEN = 1000  # tokenizer window in characters (Stanza's default 300 turns long tokens into <UNK>)
 
 
@@ -76,7 +80,8 @@ def resolve_models(language: str, processors: Sequence[str],
         base = ModelChoice("stanza", language, tuple(processors), official)
     elif language in EMBEDDED:
         folder = EMBEDDED[language]
-        paths = {p: str(folder / f"{p}.pt") for p in processors if (folder / f"{p}.pt").is_file()}
+        files = {p: folder / EMBEDDED_FILES.get(p, f"{p}.pt") for p in processors}
+        paths = {p: str(f) for p, f in files.items() if f.is_file()}
         missing = [p for p in processors if p not in paths and p not in explicit]
         if missing:
             raise ConfigError(f"the embedded {language} models have no {','.join(missing)} model; "
@@ -92,14 +97,32 @@ def resolve_models(language: str, processors: Sequence[str],
     return base
 
 
-def available_processors(language: str, wanted: str = DEFAULT_PROCESSORS) -> tuple[str, ...]:
-    """``wanted`` minus ``ner`` when the only models are embedded ones without an NER model."""
+def _has_ner(language: str) -> bool:
+    """Whether the models that :func:`resolve_models` would pick include an NER model."""
+    official = stanza_resources_dir()
+    if _has_official(official, language):
+        return (official / language / "ner").is_dir()
+    return language in EMBEDDED and (EMBEDDED[language] / EMBEDDED_FILES["ner"]).is_file()
+
+
+def available_processors(language: str, wanted: str = DEFAULT_PROCESSORS,
+                         model_paths: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """``wanted`` minus ``ner`` (with a warning) when no NER model is there for ``language``."""
     procs = tuple(p.strip() for p in wanted.split(",") if p.strip())
-    if ("ner" in procs and not _has_official(stanza_resources_dir(), language)
-            and language in EMBEDDED and not (EMBEDDED[language] / "ner.pt").is_file()):
+    if "ner" in procs and "ner" not in (model_paths or {}) and not _has_ner(language):
         LOG.warning("no NER model for '%s': annotating without named entities", language)
         procs = tuple(p for p in procs if p != "ner")
     return procs
+
+
+def uses_entity_tagger(choice: ModelChoice) -> bool:
+    """Whether NER is done by mteval's own tagger (an ``.npz`` model) rather than by Stanza."""
+    return "ner" in choice.processors and choice.paths.get("ner", "").endswith(TAGGER_SUFFIX)
+
+
+def stanza_processors(choice: ModelChoice) -> tuple[str, ...]:
+    """The processors Stanza itself runs (``ner`` is left out when our tagger does it)."""
+    return tuple(p for p in choice.processors if p != "ner" or not uses_entity_tagger(choice))
 
 
 @lru_cache(maxsize=64)
@@ -139,10 +162,11 @@ def _load_pipeline(choice: ModelChoice) -> Any:
     """Build the ``stanza.Pipeline`` (offline: ``download_method=None``)."""
     import stanza  # noqa: PLC0415 - heavy, imported only when parsing is needed
 
-    kwargs: dict[str, Any] = {f"{p}_model_path": path for p, path in choice.paths.items()}
+    processors = stanza_processors(choice)
+    kwargs: dict[str, Any] = {f"{p}_model_path": path for p, path in choice.paths.items() if p in processors}
     # allow_unknown_language: the embedded resources.json is empty (harmless for official models);
     # logging ERROR: otherwise Stanza warns "unsupported language" for that empty resources.json
-    return stanza.Pipeline(lang=choice.language, processors=",".join(choice.processors),
+    return stanza.Pipeline(lang=choice.language, processors=",".join(processors),
                            dir=str(choice.directory), download_method=None, logging_level="ERROR",
                            tokenize_no_ssplit=True, tokenize_max_seqlen=MAX_SEQLEN,
                            allow_unknown_language=True, **kwargs)
@@ -169,12 +193,14 @@ def _recorder(pipeline: Any) -> ArcRecorder | None:
 
 
 class StanzaParser:
-    """A loaded Stanza pipeline that parses each text as exactly one :class:`Sentence`."""
+    """A loaded Stanza pipeline that parses each text as exactly one :class:`Sentence`
+    (named entities from mteval's own tagger when the NER model is an ``.npz``)."""
 
     def __init__(self, choice: ModelChoice) -> None:
         self.choice = choice
         self.pipeline = _load_pipeline(choice)
         self.recorder = _recorder(self.pipeline)
+        self.entity_tagger = EntityTagger.load(Path(choice.paths["ner"])) if uses_entity_tagger(choice) else None
 
     def parse(self, texts: Sequence[str]) -> list[tuple[Sentence, ArcScores | None]]:
         """Parse non-empty, whitespace-flattened texts; one (sentence, arc scores) per text."""
@@ -186,6 +212,8 @@ class StanzaParser:
         out = []
         for text, doc in zip(texts, docs, strict=True):
             sentence = to_sentence(text, doc.sentences)
+            if self.entity_tagger is not None:
+                sentence = self.entity_tagger.tag(sentence)
             out.append((sentence, self._scores(doc.sentences)))
         if self.recorder is not None:
             self.recorder.clear()
