@@ -28,7 +28,7 @@ import numpy as np
 
 from mteval.annotate.model import Sentence, Word
 
-WINDOW = 2  # context words either side
+WINDOW = 2  # context words either side (offsets -2, -1, 1, 2)
 
 
 def _char_class(char: str) -> str:
@@ -92,40 +92,74 @@ class Gazetteer:
 NO_GAZETTEER = Gazetteer({})
 
 
-def _own_features(word: Word, lexicon: Lexicon) -> list[str]:
-    """Features of a word on its own (also used, prefixed, for its neighbours)."""
-    form, low = word.form, word.form.lower()
-    shape = word_shape(form)
-    return [f"w={low}", f"sh={shape}", f"p={word.upos}", f"x={word.xpos}", f"x|sh={word.xpos}|{shape}",
-            *lexicon.features(form)]
+class FeatureExtractor:
+    """The feature strings of the words of a sentence, with the word-local parts memoised."""
+
+    CACHE_LIMIT = 200_000  # entries per memo (cleared when exceeded)
+
+    def __init__(self, lexicon: Lexicon, gazetteer: Gazetteer = NO_GAZETTEER) -> None:
+        self.lexicon = lexicon
+        self.gazetteer = gazetteer
+        self._local: dict[tuple[str, str, str], list[str]] = {}
+        self._context: dict[tuple[str, str, str, int], list[str]] = {}
+
+    def _own(self, form: str, upos: str, xpos: str) -> list[str]:
+        """A word's features on its own (used, prefixed, for its neighbours too)."""
+        shape = word_shape(form)
+        return [f"w={form.lower()}", f"sh={shape}", f"p={upos}", f"x={xpos}", f"x|sh={xpos}|{shape}",
+                *self.lexicon.features(form)]
+
+    def local(self, word: Word) -> list[str]:
+        """Affixes and own features of ``word`` (memoised by form and tags)."""
+        key = (word.form, word.upos, word.xpos)
+        found = self._local.get(key)
+        if found is None:
+            if len(self._local) > self.CACHE_LIMIT:
+                self._local.clear()
+            low = word.form.lower()
+            found = self._local[key] = [*(f"pre={low[:k]}" for k in (1, 2, 3)),
+                                        *(f"suf={low[-k:]}" for k in (1, 2, 3, 4)), *self._own(*key)]
+        return found
+
+    def context(self, word: Word, offset: int) -> list[str]:
+        """``word``'s first four own features as seen from ``offset`` words away (memoised)."""
+        key = (word.form, word.upos, word.xpos, offset)
+        found = self._context.get(key)
+        if found is None:
+            if len(self._context) > self.CACHE_LIMIT:
+                self._context.clear()
+            found = self._context[key] = [f"{offset}:{f}" for f in self._own(*key[:3])[:4]]
+        return found
+
+    def sentence(self, words: Sequence[Word]) -> list[list[str]]:
+        """The feature strings of every word (window of ``WINDOW`` words either side)."""
+        gaz = self.gazetteer.word_features(words)
+        n = len(words)
+        out: list[list[str]] = []
+        for i, word in enumerate(words):
+            low = word.form.lower()
+            head = words[word.head - 1] if 0 < word.head <= n else None
+            feats = ["bias", f"W={word.form}", f"d={word.deprel}", f"first={i == 0}|{word_shape(word.form)[:1]}",
+                     f"hd={word.deprel}|{head.upos if head else 'ROOT'}",
+                     f"hw={head.form.lower() if head else 'ROOT'}", *self.local(word), *gaz[i]]
+            for off in (-2, -1, 1, 2):
+                j = i + off
+                if 0 <= j < n:
+                    feats += self.context(words[j], off)
+                    feats += [f"{off}:{g}" for g in gaz[j]]
+                else:
+                    feats.append(f"{off}:pad")
+            prev = words[i - 1].form.lower() if i else "<s>"
+            nxt = words[i + 1].form.lower() if i + 1 < n else "</s>"
+            feats += [f"bi-={prev}|{low}", f"bi+={low}|{nxt}"]
+            out.append(list(dict.fromkeys(feats)))  # each feature once (short words repeat prefixes)
+        return out
 
 
 def sentence_features(words: Sequence[Word], lexicon: Lexicon,
                       gazetteer: Gazetteer = NO_GAZETTEER) -> list[list[str]]:
-    """The feature strings of every word of a sentence (window of ``WINDOW`` words either side)."""
-    gaz = gazetteer.word_features(words)
-    own = [_own_features(w, lexicon) + gaz[i] for i, w in enumerate(words)]
-    n = len(words)
-    out: list[list[str]] = []
-    for i, word in enumerate(words):
-        form, low = word.form, word.form.lower()
-        head = words[word.head - 1] if 0 < word.head <= n else None
-        feats = ["bias", f"W={form}", f"d={word.deprel}", f"first={i == 0}|{word_shape(form)[:1]}",
-                 f"hd={word.deprel}|{head.upos if head else 'ROOT'}", f"hw={head.form.lower() if head else 'ROOT'}",
-                 *(f"pre={low[:k]}" for k in (1, 2, 3)), *(f"suf={low[-k:]}" for k in (1, 2, 3, 4)), *own[i]]
-        for off in range(-WINDOW, WINDOW + 1):
-            j = i + off
-            if off == 0:
-                continue
-            if 0 <= j < n:
-                feats.extend(f"{off}:{f}" for f in own[j][:4] + gaz[j])
-            else:
-                feats.append(f"{off}:pad")
-        prev = words[i - 1].form.lower() if i else "<s>"
-        nxt = words[i + 1].form.lower() if i + 1 < n else "</s>"
-        feats += [f"bi-={prev}|{low}", f"bi+={low}|{nxt}"]
-        out.append(list(dict.fromkeys(feats)))  # each feature once (short words repeat prefixes)
-    return out
+    """The feature strings of every word of a sentence (see :class:`FeatureExtractor`)."""
+    return FeatureExtractor(lexicon, gazetteer).sentence(words)
 
 
 def bio_allowed(labels: Sequence[str]) -> np.ndarray:
@@ -171,25 +205,42 @@ class EntityTagger:
         self.lexicon = lexicon
         self.gazetteer = gazetteer
         self.meta = dict(meta or {})  # how it was trained (data, passes, held-out scores)
+        self.extractor = FeatureExtractor(lexicon, gazetteer)
+        # for tagging: the weights plus a zero row that every unknown feature maps to (the trainer
+        # updates ``weights`` in place and scores through :meth:`emissions` instead)
+        self._tagging_weights = np.vstack([weights, np.zeros((1, weights.shape[1]))])
         self.allowed = bio_allowed(self.labels)
 
     def feature_ids(self, words: Sequence[Word]) -> list[np.ndarray]:
         """Known feature ids of every word (unknown features carry no weight)."""
         index = self.features
         return [np.fromiter((index[f] for f in feats if f in index), dtype=np.int64)
-                for feats in sentence_features(words, self.lexicon, self.gazetteer)]
+                for feats in self.extractor.sentence(words)]
 
     def emissions(self, ids: Sequence[np.ndarray]) -> np.ndarray:
         """``(n, L)`` label scores of the words whose feature ids are ``ids``."""
-        out = np.zeros((len(ids), len(self.labels)), dtype=np.float64)
-        for i, row in enumerate(ids):
-            if len(row):
-                out[i] = self.weights[row].sum(axis=0)
-        return out
+        ends = np.cumsum([len(row) for row in ids], dtype=np.int64)
+        if not len(ids) or not ends[-1]:
+            return np.zeros((len(ids), len(self.labels)))
+        totals = np.zeros((int(ends[-1]) + 1, len(self.labels)))
+        np.cumsum(self.weights[np.concatenate(ids)], axis=0, out=totals[1:])
+        return totals[ends] - totals[np.concatenate(([0], ends[:-1]))]
+
+    def _tagging_emissions(self, words: Sequence[Word]) -> np.ndarray:
+        """:meth:`emissions` of ``words``, with one dictionary pass over all their features."""
+        feats = self.extractor.sentence(words)
+        get, unknown = self.features.get, len(self.features)
+        ids = np.fromiter((get(f, unknown) for word in feats for f in word), dtype=np.int64)
+        ends = np.cumsum([len(word) for word in feats], dtype=np.int64)
+        totals = np.zeros((len(ids) + 1, len(self.labels)))
+        np.cumsum(self._tagging_weights[ids], axis=0, out=totals[1:])
+        return totals[ends] - totals[np.concatenate(([0], ends[:-1]))]
 
     def tag_words(self, words: Sequence[Word]) -> list[str]:
         """The BIO tag of every word."""
-        path = viterbi(self.emissions(self.feature_ids(words)), self.transitions, self.allowed)
+        if not words:
+            return []
+        path = viterbi(self._tagging_emissions(words), self.transitions, self.allowed)
         return [self.labels[k] for k in path]
 
     def tag(self, sentence: Sentence) -> Sentence:
