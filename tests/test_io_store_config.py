@@ -106,3 +106,17 @@ def test_legacy_config() -> None:
     assert experiment.reference_names == ("A.de", "C.de", "D.de")
     assert experiment.metrics == ("BLEU-4", "BLEUi-2", "NIST-5")
     assert experiment.sets["some_segs"] == "1-3, 10, 50-60"
+
+
+def test_annotation_paths_resolve_against_the_config_file(tmp_path: Path) -> None:
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "ref.txt").write_text("a\n")
+    cfg = tmp_path / "conf" / "exp.yaml"
+    cfg.write_text("references: {A: ../ref.txt}\nsystems: {S: ../ref.txt}\nmetrics: [BLEU]\n"
+                   "annotation: {cache: ../ann, model_paths: {depparse: models/p.pt}, workers: 2}\n")
+    exp = load(cfg)
+    assert exp.annotation["cache"] == tmp_path / "ann" and exp.annotation["workers"] == 2
+    assert exp.annotation["model_paths"] == {"depparse": str(tmp_path / "conf" / "models" / "p.pt")}
+    cfg.write_text("references: {A: ../ref.txt}\nsystems: {S: ../ref.txt}\nmetrics: [BLEU]\nannotation: [x]\n")
+    with pytest.raises(ConfigError, match="annotation"):
+        load(cfg)

@@ -169,6 +169,22 @@ def _choice(data: dict, key: str, allowed: tuple[str, ...], default: str | None,
     return value
 
 
+def _annotation(value: Any, path: Path) -> dict[str, Any]:
+    """The ``annotation:`` options, with ``cache`` and ``model_paths`` resolved against the config."""
+    if not isinstance(value or {}, dict):
+        raise _err(path, "annotation", "expected a mapping")
+    annotation = dict(value or {})
+    if annotation.get("cache") is not None:
+        annotation["cache"] = _resolve(path.parent, annotation["cache"], "annotation.cache", path)
+    paths = annotation.get("model_paths")
+    if paths is not None:
+        if not isinstance(paths, dict):
+            raise _err(path, "annotation", "model_paths: expected a mapping processor -> model file")
+        annotation["model_paths"] = {str(k): str(_resolve(path.parent, v, "annotation.model_paths", path))
+                                     for k, v in paths.items()}
+    return annotation
+
+
 def _from_mapping(data: dict, path: Path) -> Experiment:
     unknown = set(data) - set(KEYS)
     if unknown:
@@ -187,9 +203,7 @@ def _from_mapping(data: dict, path: Path) -> Experiment:
     source = None
     if data.get("source") is not None:
         source = TextSpec("source", _resolve(path.parent, data["source"], "source", path), fmt)
-    annotation = data.get("annotation") or {}
-    if not isinstance(annotation, dict):
-        raise _err(path, "annotation", "expected a mapping")
+    annotation = _annotation(data.get("annotation"), path)
     experiment = Experiment(
         name=str(data.get("name") or path.stem), config_path=path,
         cache=_resolve(path.parent, data.get("cache", f"{path.stem}-cache"), "cache", path),
