@@ -28,7 +28,13 @@ class ContinueTrainer(PosTrainer):
             new = self.vocab.state_dict()
             for key in new:
                 assert ckpt["vocab"][key] == new[key], "vocab mismatch in " + key
-            self.model.load_state_dict(ckpt["model"], strict=False)
+            # strict=False as stanza leaves unsaved modules (pretrained vectors, charlm) out of model files;
+            # anything else that does not match would silently restart the tagger from scratch
+            result = self.model.load_state_dict(ckpt["model"], strict=False)
+            missing = [k for k in result.missing_keys if k.split(".")[0] not in self.model.unsaved_modules]
+            if missing or result.unexpected_keys:
+                raise RuntimeError(f"{INIT} does not fit the tagger: missing {missing}, "
+                                   f"unexpected {result.unexpected_keys}")
 
 
 tagger.Trainer = ContinueTrainer  # type: ignore[misc]

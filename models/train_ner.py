@@ -17,6 +17,7 @@ Usage: python models/train_ner.py SHARED_DIR WORK_DIR OUT_FILE
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
@@ -40,8 +41,16 @@ PASSES = (4, 6, 8, 10, 12, 15, 20)
 Document = list[tuple[Sentence, list[str]]]
 
 
-def parse_words(sentences: list[list[str]], cache: Path) -> list[Sentence]:
-    """Annotate pre-split sentences with the embedded pipeline (cached in ``cache``)."""
+def models_digest(models: Path) -> str:
+    """SHA-256 prefix of the pipeline's model files (names the parse cache)."""
+    h = hashlib.sha256()
+    for name in ("tokenize", "pos", "lemma", "depparse"):
+        h.update((models / f"{name}.pt").read_bytes())
+    return h.hexdigest()[:12]
+
+
+def parse_words(sentences: list[list[str]], cache: Path, models: Path = MODELS) -> list[Sentence]:
+    """Annotate pre-split sentences with the pipeline in ``models`` (cached in ``cache``)."""
     if cache.is_file():
         parsed = parse_conllu(cache.read_text(encoding="utf-8"), str(cache))
         if [[w.form for w in s.words] for s in parsed] == sentences:
@@ -51,8 +60,8 @@ def parse_words(sentences: list[list[str]], cache: Path) -> list[Sentence]:
     from mteval.annotate.convert import words_of
 
     procs = "tokenize,pos,lemma,depparse"
-    paths = {f"{p}_model_path": str(MODELS / f"{p}.pt") for p in procs.split(",")}
-    nlp = stanza.Pipeline(lang="en", processors=procs, dir=str(MODELS), download_method=None, logging_level="ERROR",
+    paths = {f"{p}_model_path": str(models / f"{p}.pt") for p in procs.split(",")}
+    nlp = stanza.Pipeline(lang="en", processors=procs, dir=str(models), download_method=None, logging_level="ERROR",
                           allow_unknown_language=True, tokenize_pretokenized=True, **paths)
     doc = nlp(sentences)
     parsed = [Sentence(tuple(words_of([s])), " ".join(w)) for s, w in zip(doc.sentences, sentences, strict=True)]
@@ -62,12 +71,14 @@ def parse_words(sentences: list[list[str]], cache: Path) -> list[Sentence]:
     return parsed
 
 
-def load_documents(shared: Path, work: Path) -> list[Document]:
-    """UNER documents (dev file, then test file) of (parsed sentence, gold BIO tags)."""
+def load_documents(shared: Path, work: Path, models: Path = MODELS) -> list[Document]:
+    """UNER documents (dev file, then test file) of (parsed sentence, gold BIO tags), annotated by
+    the pipeline in ``models``."""
     raw = [d for name in ("en_ewt-ud-dev.iob2", "en_ewt-ud-test.iob2")
            for d in read_documents(shared / "ud" / "uner_en_ewt" / name)]
     flat = [s for d in raw for s in d]
-    parsed = iter(parse_words([[w for w, _ in s] for s in flat], work / "uner_parsed.conllu"))
+    cache = work / f"uner_parsed-{models_digest(models)}.conllu"
+    parsed = iter(parse_words([[w for w, _ in s] for s in flat], cache, models))
     return [[(next(parsed), [t for _, t in s]) for s in d] for d in raw]
 
 
@@ -109,7 +120,7 @@ def main(argv: list[str]) -> int:
     shared, work, out = Path(argv[1]), Path(argv[2]), Path(argv[3])
     work.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    docs = load_documents(shared, work)
+    docs = load_documents(shared, work, out.parent if (out.parent / "depparse.pt").is_file() else MODELS)
     ewt = (shared / "ud" / "en_ewt" / "en_ewt-ud-train.conllu").read_text(encoding="utf-8")
     lexicon = build_lexicon(parse_conllu(ewt))
     gazetteer = ner_gazetteer.build(ner_gazetteer.fetch(work))
