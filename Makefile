@@ -44,7 +44,8 @@ clean:
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 
 # The embedded English Stanza models (mteval/resources/models/en_ewt, CC BY-SA 4.0): retrain them
-# from ../shared/ud (CPU, hours; STAGES="ner" for one stage) and score them (docs/annotation.md).
+# from ../shared/ud (CPU, hours; STAGES="ner" for one stage, QUICK=1 MODELS_OUT=DIR for a smoke run,
+# DRY_RUN=1 to print the commands: models/README.md) and score them (docs/annotation.md).
 models:
 	PYTHON=$(PYTHON) bash models/train_models.sh ../shared build/models
 

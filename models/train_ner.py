@@ -142,6 +142,7 @@ def main(argv: list[str]) -> int:
     with tempfile.NamedTemporaryFile(dir=out.parent, suffix=".npz", delete=False) as fh:
         tmp = Path(fh.name)
     tagger.save(tmp)
+    tmp.chmod(0o644)  # NamedTemporaryFile makes it private
     os.replace(tmp, out)
     results.update(features=len(tagger.features), bytes=out.stat().st_size, seconds=round(time.perf_counter() - start))
     (work / "ner_report.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
