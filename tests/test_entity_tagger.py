@@ -133,3 +133,34 @@ def test_entity_scores_are_exact_span_and_type() -> None:
     assert (sc.correct, sc.predicted, sc.gold) == (1, 3, 3)
     assert sc.per_type == {"LOC": (1, 2, 1), "ORG": (0, 0, 1), "PER": (0, 1, 1)}
     assert np.isclose(sc.f1, 1 / 3)
+
+
+SHIPPED = Path(__file__).resolve().parents[1] / "mteval" / "resources" / "models" / "en_ewt" / "ner.npz"
+FORMS = ["John", "Smith", "London", "in", "the", "Bank", "of", "America", "said", ".", "new", "York", "x", "2009"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(FORMS), st.sampled_from(["PROPN", "NOUN", "ADP", "PUNCT"]),
+                          st.integers(0, 12)), max_size=12))
+def test_shipped_model_always_gives_well_formed_bio(items: list[tuple[str, str, int]]) -> None:
+    tagger = _shipped()
+    ws = [Word(i + 1, f, upos=u, xpos="NNP" if u == "PROPN" else "NN", head=min(h, len(items)), deprel="dep")
+          for i, (f, u, h) in enumerate(items)]
+    tags = tagger.tag_words(ws)
+    assert len(tags) == len(ws) and set(tags) <= {"O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG"}
+    for prev, tag in zip(["O", *tags], tags, strict=False):
+        assert not tag.startswith("I-") or prev[2:] == tag[2:]
+
+
+_CACHE: dict[str, EntityTagger] = {}
+
+
+def _shipped() -> EntityTagger:
+    if "m" not in _CACHE:
+        _CACHE["m"] = EntityTagger.load(SHIPPED)
+    return _CACHE["m"]
+
+
+def test_shipped_model_records_how_it_was_trained() -> None:
+    meta = _shipped().meta
+    assert meta["passes"] == 12 and meta["cv10"]["F1"] > 60 and len(_shipped().gazetteer.entries) > 40_000
