@@ -87,11 +87,10 @@ def eval_ner(shared: Path) -> None:
     docs = train_ner.load_documents(shared, work)
     lexicon = build_lexicon(parse_conllu((shared / "ud" / "en_ewt" / "en_ewt-ud-train.conllu").read_text("utf-8")))
     gazetteer = build(fetch(work))
-    test = [d for i, d in enumerate(docs) if i % 10 == 0]
-    train_docs = [d for i, d in enumerate(docs) if i % 10 not in (0, 5)]
+    part = train_ner.fixed_split(docs)
     print(f"NER (UNER English-EWT, {len(docs)} documents, gold words, predicted tags and parse; {passes} passes):")
     train_ner.report("  fixed split, held-out test documents",
-                     *train_ner.evaluate(train_docs, test, lexicon, gazetteer, passes))
+                     *train_ner.evaluate(part["train"], part["test"], lexicon, gazetteer, passes))
     train_ner.report("  10-fold cross-validation by document",
                      *train_ner.cross_validate(docs, lexicon, gazetteer, passes))
     rebuilt = train(train_ner.examples(docs), lexicon, epochs=passes, gazetteer=gazetteer)

@@ -30,7 +30,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 import ner_gazetteer  # noqa: E402
-from uner_split import read_documents  # noqa: E402
+from uner_split import part_of, read_documents  # noqa: E402
 
 from mteval.annotate.entity_tagger import Gazetteer, Lexicon  # noqa: E402
 from mteval.annotate.entity_training import Example, build_lexicon, score_entities, train  # noqa: E402
@@ -82,6 +82,11 @@ def load_documents(shared: Path, work: Path, models: Path = MODELS) -> list[Docu
     return [[(next(parsed), [t for _, t in s]) for s in d] for d in raw]
 
 
+def fixed_split(docs: list[Document]) -> dict[str, list[Document]]:
+    """The documents of each part of the fixed split (``uner_split.part_of``)."""
+    return {k: [d for i, d in enumerate(docs) if part_of(i) == k] for k in ("train", "dev", "test")}
+
+
 def examples(docs: list[Document]) -> list[Example]:
     return [(s.words, tags) for d in docs for s, tags in d]
 
@@ -124,8 +129,7 @@ def main(argv: list[str]) -> int:
     ewt = (shared / "ud" / "en_ewt" / "en_ewt-ud-train.conllu").read_text(encoding="utf-8")
     lexicon = build_lexicon(parse_conllu(ewt))
     gazetteer = ner_gazetteer.build(ner_gazetteer.fetch(work))
-    part = {k: [d for i, d in enumerate(docs) if (i % 10 == 0) == (k == "test") and (i % 10 == 5) == (k == "dev")]
-            for k in ("train", "dev", "test")}
+    part = fixed_split(docs)
     results: dict[str, object] = {"documents": len(docs), "sentences": sum(map(len, docs))}
     dev_f1 = {n: report(f"fixed split, dev, {n} passes",
                         *evaluate(part["train"], part["dev"], lexicon, gazetteer, n))["F1"] for n in PASSES}

@@ -36,12 +36,17 @@ def read_documents(path: Path) -> list[list[Tagged]]:
     return [d for d in docs if d]
 
 
+def part_of(index: int) -> str:
+    """The part of document ``index`` (file order): ``test``, ``dev`` or ``train``."""
+    return "test" if index % 10 == 0 else "dev" if index % 10 == 5 else "train"
+
+
 def split_documents(src: Path) -> dict[str, list[Tagged]]:
     """Sentences of the train/dev/test parts (document ``i``: test if i%10==0, dev if i%10==5)."""
     docs = [d for name in ("en_ewt-ud-dev.iob2", "en_ewt-ud-test.iob2") for d in read_documents(src / name)]
     split: dict[str, list[Tagged]] = {"train": [], "dev": [], "test": []}
     for i, doc in enumerate(docs):
-        split["test" if i % 10 == 0 else "dev" if i % 10 == 5 else "train"].extend(doc)
+        split[part_of(i)].extend(doc)
     return split
 
 

@@ -28,7 +28,8 @@ import numpy as np
 
 from mteval.annotate.model import Sentence, Word
 
-WINDOW = 2  # context words either side (offsets -2, -1, 1, 2)
+WINDOW = 2  # context words either side
+OFFSETS = tuple(k for k in range(-WINDOW, WINDOW + 1) if k)  # -2, -1, 1, 2
 
 
 def _char_class(char: str) -> str:
@@ -142,7 +143,7 @@ class FeatureExtractor:
             feats = ["bias", f"W={word.form}", f"d={word.deprel}", f"first={i == 0}|{word_shape(word.form)[:1]}",
                      f"hd={word.deprel}|{head.upos if head else 'ROOT'}",
                      f"hw={head.form.lower() if head else 'ROOT'}", *self.local(word), *gaz[i]]
-            for off in (-2, -1, 1, 2):
+            for off in OFFSETS:
                 j = i + off
                 if 0 <= j < n:
                     feats += self.context(words[j], off)
@@ -211,14 +212,8 @@ class EntityTagger:
         self._tagging_weights = np.vstack([weights, np.zeros((1, weights.shape[1]))])
         self.allowed = bio_allowed(self.labels)
 
-    def feature_ids(self, words: Sequence[Word]) -> list[np.ndarray]:
-        """Known feature ids of every word (unknown features carry no weight)."""
-        index = self.features
-        return [np.fromiter((index[f] for f in feats if f in index), dtype=np.int64)
-                for feats in self.extractor.sentence(words)]
-
     def emissions(self, ids: Sequence[np.ndarray]) -> np.ndarray:
-        """``(n, L)`` label scores of the words whose feature ids are ``ids``."""
+        """``(n, L)`` label scores of the words whose (known) feature ids are ``ids`` (training)."""
         ends = np.cumsum([len(row) for row in ids], dtype=np.int64)
         if not len(ids) or not ends[-1]:
             return np.zeros((len(ids), len(self.labels)))

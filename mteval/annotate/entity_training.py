@@ -21,10 +21,10 @@ import numpy as np
 from mteval.annotate.entity_tagger import (
     NO_GAZETTEER,
     EntityTagger,
+    FeatureExtractor,
     Gazetteer,
     Lexicon,
     bio_allowed,
-    sentence_features,
     viterbi,
 )
 from mteval.annotate.layers.entities import entities
@@ -82,9 +82,10 @@ def _index(examples: Sequence[Example], lexicon: Lexicon,
     """Feature index over the training data, and every example's feature ids per word."""
     index: dict[str, int] = {}
     encoded = []
+    extractor = FeatureExtractor(lexicon, gazetteer)
     for words, _ in examples:
         encoded.append([np.array([index.setdefault(f, len(index)) for f in feats], dtype=np.int64)
-                        for feats in sentence_features(words, lexicon, gazetteer)])
+                        for feats in extractor.sentence(words)])
     return index, encoded
 
 

@@ -36,7 +36,6 @@ LOG = logging.getLogger(__name__)
 EMBEDDED = {"en": Path(__file__).resolve().parents[1] / "resources" / "models" / "en_ewt"}
 PARSE_PROCESSORS = "tokenize,mwt,pos,lemma,depparse"
 DEFAULT_PROCESSORS = PARSE_PROCESSORS + ",ner"
-WITH_NER = DEFAULT_PROCESSORS  # kept for callers of the time when NER was opt-in
 # the embedded NER model is not a Stanza model but mteval's own tagger over the parse
 # (mteval.annotate.entity_tagger); a `ner` model path ending in .npz selects it, any other Stanza's
 TAGGER_SUFFIX = ".npz"
