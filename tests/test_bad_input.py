@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from helpers import ENDE, RUEN, ende_config, run
 
+from mteval.errors import CacheError
 from mteval.store import cache as cache_module
 
 
@@ -129,7 +130,7 @@ def test_atomic_write_leaves_no_partial_file(tmp_path: Path, monkeypatch: pytest
         raise OSError("disk full")
 
     monkeypatch.setattr(cache_module.os, "replace", broken_replace)
-    with pytest.raises(OSError):
+    with pytest.raises(CacheError, match="disk full"):
         cache_module.atomic_write(target, b"new content")
     assert target.read_bytes() == b"old"
     assert [p.name for p in target.parent.iterdir()] == ["BLEU.xml"]

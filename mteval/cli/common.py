@@ -1,15 +1,28 @@
-"""What every command shares: turning user errors into one line and exit code 2."""
+"""What every command shares: warnings as ``prog: warning: ...`` lines, and user errors (and
+failures of the machine: disk full, permissions) turned into one line and exit code 2."""
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Callable
 
 from mteval.errors import MtevalError
 
 
+def _configure_warnings(prog: str) -> None:
+    """Library warnings (``logging``) go to stderr as one line each, prefixed with the command."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(f"{prog}: warning: %(message)s"))
+    handler.setLevel(logging.WARNING)
+    root = logging.getLogger("mteval")
+    root.handlers = [handler]
+    root.propagate = False
+
+
 def run_command(prog: str, body: Callable[[], int]) -> int:
     """Run a command body; a user error prints ``prog: error: ...`` on one line and returns 2."""
+    _configure_warnings(prog)
     try:
         return body()
     except MtevalError as exc:
@@ -20,3 +33,7 @@ def run_command(prog: str, body: Callable[[], int]) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # the machine, not the input: disk full, permissions, a vanished file
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"{prog}: error: {where}{exc.strerror or exc}".replace("\n", " "), file=sys.stderr)
+        return 2

@@ -20,6 +20,7 @@ from mteval.pipeline.annotation import AnnotationProvider
 from mteval.pipeline.config import Experiment
 from mteval.pipeline.texts import LoadedTexts
 from mteval.store.cache import ScoreCache, refset_name
+from mteval.store.lock import exclusive
 
 Progress = Callable[[str], None]
 
@@ -132,7 +133,7 @@ class SetupRun:
             todo = []
             for pair in group:
                 stale = [v for v in variants if self.remake or not self.cache.is_current(
-                    pair.target, pair.refset, v, signatures[v], self.inputs(pair))]
+                    pair.target, pair.refset, v, signatures[v], self.inputs(pair), len(self.texts))]
                 self.report.skipped += len(variants) - len(stale)
                 if stale:
                     todo.append((pair, stale))
@@ -151,7 +152,14 @@ class SetupRun:
 
 def run_setup(experiment: Experiment, texts: LoadedTexts, jack: bool = False, remake: bool = False,
               progress: Progress | None = None, targets: tuple[str, ...] | None = None) -> SetupReport:
-    """Compute (or find up to date) every requested metric file of an experiment."""
+    """Compute (or find up to date) every requested metric file of an experiment, holding the
+    cache's lock (a concurrent run on the same cache waits)."""
+    with exclusive(experiment.cache):
+        return _run_setup(experiment, texts, jack, remake, progress, targets)
+
+
+def _run_setup(experiment: Experiment, texts: LoadedTexts, jack: bool, remake: bool,
+               progress: Progress | None, targets: tuple[str, ...] | None) -> SetupReport:
     run = SetupRun(experiment, texts, remake, progress)
     pairs = plan_pairs(experiment, jack, targets)
     spec = hybrid.spec_of(experiment)

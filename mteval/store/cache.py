@@ -8,15 +8,18 @@ old file or the new one, never half of one.
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 from pathlib import Path
 
 from mteval.errors import CacheError
+from mteval.names import check_component
 from mteval.scores import ScoreSet
 from mteval.store.iqxml import ScoreFile, parse, read_header, to_xml
 
 SUFFIXES = (".xml", ".xml.gz")
+LOG = logging.getLogger(__name__)
 
 
 def refset_name(references: list[str] | tuple[str, ...]) -> str:
@@ -24,36 +27,100 @@ def refset_name(references: list[str] | tuple[str, ...]) -> str:
     return "_".join(references)
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+FILE_MODE = 0o666 & ~_umask()  # new files as open() would make them: 0644 under the usual umask 022
+
+
 def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file and rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    """Write ``data`` to ``path`` durably: temporary file in the same folder, fsync, rename, fsync
+    of the folder. The file gets the umask's mode (shared caches stay readable by the team).
+    A failed write (disk full, permissions) removes the temporary file and raises CacheError."""
+    tmp: str | None = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+            f.flush()
+            os.fchmod(f.fileno(), FILE_MODE)
+            os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        tmp = None
+        _fsync_dir(path.parent)
+    except OSError as exc:
+        raise CacheError(f"cannot write: {exc.strerror or exc}", path) from None
+    finally:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def check_writable(root: Path) -> None:
+    """Refuse, in one line, a cache folder that is a file, lies under a file or cannot be written."""
+    for folder in (root, *root.parents):
+        if folder.exists() or folder.is_symlink():
+            if not folder.is_dir():
+                raise CacheError(f"cache path {'is' if folder == root else 'lies under'} a file, not a folder",
+                                 folder)
+            if not os.access(folder, os.W_OK | os.X_OK):
+                raise CacheError("cache folder is not writable", folder)
+            return
 
 
 class ScoreCache:
-    """Read and write score files under one root folder."""
+    """Read and write score files under one root folder.
+
+    No path ever leaves the root: every component is checked (no ``..``, separators or control
+    characters), files are never written through a symbolic link, and a link that points outside
+    the cache is refused when read.
+    """
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
 
+    def _folder(self, target: str, refset: str, metric: str) -> Path:
+        for component in (target, refset, metric):
+            problem = check_component(component)
+            if problem is not None:
+                raise CacheError(f"cannot be a cache path: {problem}", self.root)
+        return self.root / target / refset
+
     def path(self, target: str, refset: str, metric: str) -> Path:
-        """Where a computed file goes (``.xml``)."""
-        return self.root / target / refset / f"{metric}.xml"
+        """Where a computed file goes (``.xml``); refuses to write through a symbolic link."""
+        folder = self._folder(target, refset, metric)
+        path = folder / f"{metric}.xml"
+        for link in (self.root / target, folder, path):
+            if link.is_symlink():
+                raise CacheError("is a symbolic link; mteval does not write through links in its cache", link)
+        return path
 
     def find(self, target: str, refset: str, metric: str) -> Path | None:
         """The existing file for a triple (``.xml`` preferred over ``.xml.gz``), or None."""
+        folder = self._folder(target, refset, metric)
         for suffix in SUFFIXES:
-            candidate = self.root / target / refset / f"{metric}{suffix}"
+            candidate = folder / f"{metric}{suffix}"
             if candidate.is_file():
+                self._inside(candidate)
                 return candidate
         return None
+
+    def _inside(self, path: Path) -> None:
+        """Refuse a file that resolves (through links) to somewhere outside the cache."""
+        real, root = path.resolve(), self.root.resolve()
+        if root not in real.parents:
+            raise CacheError(f"resolves to {real}, outside the cache {root}; refusing to read it", path)
 
     def save(self, target: str, refset: str, metric: str, scores: ScoreSet, doc_ids: tuple[str, ...],
              signature: str = "", inputs: str = "") -> Path:
@@ -70,31 +137,54 @@ class ScoreCache:
                              f"{refset!r} (run iqsetup first)", self.root / target / refset)
         return parse(path, n_segments).scores
 
-    def is_current(self, target: str, refset: str, metric: str, signature: str, inputs: str) -> bool:
-        """True when a computed file exists with the same signature and input digest."""
+    def is_current(self, target: str, refset: str, metric: str, signature: str, inputs: str,
+                   n_segments: int | None = None) -> bool:
+        """True when a computed file exists with the same signature and input digest and reads
+        whole (every segment there); a damaged file is reported and counts as stale."""
         path = self.find(target, refset, metric)
         if path is None:
             return False
         header = read_header(path)
-        return header.get("signature") == signature and header.get("inputs") == inputs
+        if header.get("signature") != signature or header.get("inputs") != inputs:
+            return False
+        try:
+            parse(path, n_segments)
+        except CacheError as exc:
+            LOG.warning("damaged score file, computing it again: %s", exc.format())
+            return False
+        return True
 
     def available(self) -> list[tuple[str, str, str]]:
-        """Every (target, refset, metric) with a score file, sorted."""
+        """Every (target, refset, metric) with a score file, sorted; files whose names cannot be
+        cache names (control characters) are skipped with a warning."""
         found = set()
         if not self.root.is_dir():
             return []
-        for target in self.root.iterdir():
-            if not target.is_dir() or target.name.startswith("."):
-                continue
-            for refset in target.iterdir():
-                if not refset.is_dir():
-                    continue
-                for f in refset.iterdir():
-                    for suffix in SUFFIXES:
-                        if f.name.endswith(suffix) and not f.name.startswith("."):
-                            found.add((target.name, refset.name, f.name[: -len(suffix)]))
+        for target in _folders(self.root):
+            for refset in _folders(target):
+                for f in sorted(refset.iterdir()):
+                    metric = _metric_of(f)
+                    if metric is None:
+                        continue
+                    problem = check_component(metric)
+                    if problem is not None:
+                        LOG.warning("%s: skipped: %s", f, problem)
+                        continue
+                    found.add((target.name, refset.name, metric))
         return sorted(found)
 
     def metrics(self) -> list[str]:
         """Every metric name with at least one file."""
         return sorted({m for _, _, m in self.available()})
+
+
+def _folders(parent: Path) -> list[Path]:
+    """Sub-folders that can hold scores (not hidden)."""
+    return sorted(p for p in parent.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+def _metric_of(path: Path) -> str | None:
+    for suffix in SUFFIXES:
+        if path.name.endswith(suffix) and not path.name.startswith("."):
+            return path.name[: -len(suffix)]
+    return None

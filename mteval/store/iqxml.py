@@ -19,10 +19,12 @@ network, and rejects files that declare entities.
 from __future__ import annotations
 
 import gzip
-import io
 import math
+import zlib
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Any, cast
 
 import numpy as np
 from lxml import etree
@@ -30,7 +32,12 @@ from lxml import etree
 from mteval.errors import CacheError
 from mteval.scores import ScoreSet
 
-MAX_BYTES = 512 * 1024 * 1024  # refuse (decompressed) score files larger than this
+MAX_BYTES = 256 * 1024 * 1024  # refuse score files larger than this, decompressed (gzip bombs)
+MAX_ELEMENTS = 5_000_000  # refuse files with more elements (a test set has far fewer segments)
+MAX_ABS = 1e12  # a score beyond this (or ±inf) is refused: it would swamp every mean it enters
+_PARSER_OPTIONS: dict[str, Any] = dict(resolve_entities=False, no_network=True, load_dtd=False,
+                                       dtd_validation=False, huge_tree=False, remove_comments=True,
+                                       remove_pis=True)
 
 
 @dataclass(frozen=True)
@@ -50,73 +57,151 @@ def _fmt(value: float) -> str:
 
 
 def to_xml(score_file: ScoreFile, doc_ids: tuple[str, ...]) -> bytes:
-    """Serialise scores; ``doc_ids`` gives the document of every segment (in order)."""
+    """Serialise scores; ``doc_ids`` gives the document of every segment (in order).
+
+    Every segment gets an ``<S>`` (``nan`` where the metric has no score), so a file with fewer
+    is recognisably damaged.
+    """
     s = score_file.scores
     root = etree.Element("IQ", metric=score_file.metric, target=score_file.target, ref=score_file.refset,
                          score=_fmt(s.system), n_docs=str(len(s.documents)), n_segments=str(len(s.segments)),
                          signature=score_file.signature, inputs=score_file.inputs)
+    sizes = Counter(doc_ids)
     docs: dict[str, etree._Element] = {}
     for number, (doc, value) in enumerate(zip(doc_ids, s.segments, strict=True), start=1):
         if doc not in docs:
-            n_seg = sum(1 for d in doc_ids if d == doc)
-            docs[doc] = etree.SubElement(root, "DOC", id=doc, n=str(len(docs) + 1), n_segments=str(n_seg),
+            docs[doc] = etree.SubElement(root, "DOC", id=doc, n=str(len(docs) + 1), n_segments=str(sizes[doc]),
                                          score=_fmt(s.documents.get(doc, math.nan)))
-        if math.isfinite(value):
-            etree.SubElement(docs[doc], "S", n=str(number)).text = _fmt(value)
+        etree.SubElement(docs[doc], "S", n=str(number)).text = _fmt(value)
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
 
 
-def _read_limited(path: Path) -> bytes:
-    opener = gzip.open if path.name.endswith(".gz") else open
+class _CappedStream:
+    """A binary stream that refuses to yield more than ``MAX_BYTES`` (decompressed) bytes."""
+
+    def __init__(self, raw: IO[bytes], path: Path) -> None:
+        self.raw, self.path, self.total = raw, path, 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.raw.read(size if size and size > 0 else 1 << 16)
+        self.total += len(data)
+        if self.total > MAX_BYTES:
+            raise CacheError(f"score file larger than {MAX_BYTES} bytes (decompressed)", self.path)
+        return data
+
+
+def _open(path: Path) -> IO[bytes]:
+    """The file's bytes (gunzipped for ``.gz``); one-line errors for what cannot be opened."""
     try:
-        with opener(path, "rb") as f:
-            data = f.read(MAX_BYTES + 1)
-    except (OSError, EOFError) as exc:
-        raise CacheError(f"cannot read score file: {exc}", path) from None
-    if len(data) > MAX_BYTES:
-        raise CacheError(f"score file larger than {MAX_BYTES} bytes", path)
-    return data
+        if path.is_symlink() or not path.is_file():
+            raise CacheError("not a regular file", path)
+        stream = gzip.open(path, "rb") if path.name.endswith(".gz") else open(path, "rb")  # noqa: SIM115
+        return cast(IO[bytes], stream)
+    except OSError as exc:
+        raise CacheError(f"cannot read score file: {exc.strerror or exc}", path) from None
 
 
-_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
-                          huge_tree=False, remove_comments=True, remove_pis=True)
-
-
-def _float(text: str | None, path: Path, what: str) -> float:
+def _number(text: str | None, path: Path, line: int | None, what: str) -> float:
+    """A score: a finite number within ±MAX_ABS, or NaN (no score); anything else is an error."""
+    if text is None or not text.strip():
+        return math.nan
     try:
-        return float(text) if text is not None else math.nan
+        value = float(text)
     except ValueError:
-        raise CacheError(f"{what}: {text!r} is not a number", path) from None
+        raise CacheError(f"{what}: {text.strip()[:40]!r} is not a number", path, line) from None
+    if math.isinf(value) or abs(value) > MAX_ABS:
+        raise CacheError(f"{what}: {text.strip()[:40]} is out of range (|score| > {MAX_ABS:g})", path, line)
+    return value
 
 
-def parse(path: Path, n_segments: int | None = None) -> ScoreFile:
-    """Read an IQ-XML or Asiya REPORT file safely; ``n_segments`` sizes the segment array."""
-    data = _read_limited(path)
-    try:
-        tree = etree.parse(io.BytesIO(data), _PARSER)
-    except etree.XMLSyntaxError as exc:
-        raise CacheError(f"not well-formed XML (line {exc.lineno}): {exc.msg}", path) from None
-    dtd = tree.docinfo.internalDTD
-    if dtd is not None and any(True for _ in dtd.iterentities()):
-        raise CacheError("entity declarations are not allowed in score files", path)
-    root = tree.getroot()
-    if root.tag not in ("IQ", "REPORT"):
-        raise CacheError(f"root element is <{root.tag}>, expected <IQ> or <REPORT>", path)
-    values: dict[int, float] = {}
-    for seg in root.iter("S"):
-        number = int(_float(seg.get("n"), path, "S/@n"))
-        if number < 1:
-            raise CacheError(f"segment number {number} < 1", path)
-        values[number] = _float(seg.text, path, f"segment {number}")
+def _segment_number(element: etree._Element, path: Path) -> int:
+    raw = element.get("n")
+    if raw is None or not raw.strip().isdigit() or int(raw) < 1:
+        raise CacheError(f"<S> needs n=\"1\", n=\"2\"... (a segment number), got {raw!r}"[:120],
+                         path, element.sourceline)
+    return int(raw)
+
+
+class _Reader:
+    """One streaming pass over a score file: root attributes, document scores, segment scores."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.root: dict[str, str] = {}
+        self.documents: dict[str, float] = {}
+        self.values: dict[int, float] = {}
+        self.elements = 0
+
+    def start(self, element: etree._Element) -> None:
+        self.elements += 1
+        if self.elements > MAX_ELEMENTS:
+            raise CacheError(f"more than {MAX_ELEMENTS} XML elements", self.path)
+        if self.elements == 1:
+            self._check_root(element)
+        elif element.tag == "DOC":
+            line = element.sourceline
+            self.documents[element.get("id", "")] = _number(element.get("score"), self.path, line, "DOC/@score")
+
+    def _check_root(self, root: etree._Element) -> None:
+        dtd = root.getroottree().docinfo.internalDTD
+        if dtd is not None and any(True for _ in dtd.iterentities()):
+            raise CacheError("entity declarations are not allowed in score files", self.path)
+        if root.tag not in ("IQ", "REPORT"):
+            raise CacheError(f"root element is <{str(root.tag)[:40]}>, expected <IQ> or <REPORT>", self.path)
+        self.root = dict(root.attrib)
+
+    def end(self, element: etree._Element) -> None:
+        if element.tag == "S":
+            number = _segment_number(element, self.path)
+            if number in self.values:
+                raise CacheError(f"segment {number} has two scores", self.path, element.sourceline)
+            self.values[number] = _number(element.text, self.path, element.sourceline, f"segment {number}")
+        if element.getparent() is not None:  # keep memory flat: drop what has been read
+            element.clear()
+            while element.getprevious() is not None:
+                del element.getparent()[0]
+
+
+def _read(path: Path) -> _Reader:
+    reader = _Reader(path)
+    with _open(path) as raw:
+        stream = _CappedStream(raw, path)
+        try:
+            for event, element in etree.iterparse(stream, events=("start", "end"), **_PARSER_OPTIONS):
+                (reader.start if event == "start" else reader.end)(element)
+        except etree.XMLSyntaxError as exc:
+            raise CacheError(f"not well-formed XML: {exc.msg}", path, exc.lineno) from None
+        except (OSError, EOFError, zlib.error) as exc:
+            raise CacheError(f"cannot read score file: {exc}", path) from None
+    return reader
+
+
+def _segments(values: dict[int, float], n_segments: int | None, path: Path) -> np.ndarray:
+    """The segment array; every segment of the test set must have an ``<S>`` (NaN = no score)."""
     size = n_segments if n_segments is not None else max(values, default=0)
     if values and max(values) > size:
         raise CacheError(f"has segment {max(values)} but the test set has {size} segments", path)
+    if len(values) < size:
+        missing = next(n for n in range(1, size + 1) if n not in values)
+        raise CacheError(f"has scores for {len(values)} of {size} segments (first missing: {missing}); "
+                         "damaged or written for another test set", path)
     segments = np.full(size, np.nan)
     for number, value in values.items():
         segments[number - 1] = value
-    documents = {d.get("id", ""): _float(d.get("score"), path, "DOC/@score") for d in root.iter("DOC")}
+    return segments
+
+
+def parse(path: Path, n_segments: int | None = None) -> ScoreFile:
+    """Read an IQ-XML or Asiya REPORT file safely; ``n_segments`` sizes the segment array.
+
+    Streamed with bounded memory: at most ``MAX_BYTES`` decompressed bytes and ``MAX_ELEMENTS``
+    elements; no entities, DTD or network. Every segment needs a finite score or NaN.
+    """
+    reader = _read(path)
+    root = reader.root
+    segments = _segments(reader.values, n_segments, path)
     target = root.get("target") or root.get("hyp") or ""
-    scores = ScoreSet(_float(root.get("score"), path, "score"), documents, segments)
+    scores = ScoreSet(_number(root.get("score"), path, None, "score"), reader.documents, segments)
     return ScoreFile(root.get("metric", ""), target, root.get("ref", ""), scores,
                      root.get("signature", ""), root.get("inputs", ""))
 
