@@ -12,7 +12,7 @@ from helpers import ROOT
 from mteval.errors import ConfigError, InputError
 from mteval.io.corpus import DocumentIndex
 from mteval.io.plain import read_plain
-from mteval.io.readers import check_aligned, read_text
+from mteval.io.readers import align_texts, check_aligned, read_text
 from mteval.metrics.base import ScoreSet
 from mteval.pipeline.config import load
 from mteval.pipeline.sets import parse_segments
@@ -42,11 +42,27 @@ def test_sgml_documents_and_sysid() -> None:
 def test_documents_must_align(tmp_path: Path) -> None:
     a = tmp_path / "a.sgm"
     b = tmp_path / "b.sgm"
+    c = tmp_path / "c.sgm"
     a.write_text('<tstset>\n<doc docid="d1" sysid="a">\n<seg id="1">x</seg>\n<seg id="2">y</seg>\n</doc>\n</tstset>\n')
     b.write_text('<tstset>\n<doc docid="d1" sysid="b">\n<seg id="1">x</seg>\n</doc>\n<doc docid="d2" sysid="b">\n'
                  '<seg id="1">y</seg>\n</doc>\n</tstset>\n')
-    with pytest.raises(InputError, match="segment 2 is in document 'd2'"):
+    c.write_text('<tstset>\n<doc docid="d1" sysid="c">\n<seg id="2">Y</seg>\n<seg id="1">X</seg>\n</doc>\n</tstset>\n')
+    with pytest.raises(InputError, match=r"b.sgm:6: document 'd2' is not in .*a.sgm"):
         check_aligned([read_text(a, "a"), read_text(b, "b")])
+    c.write_text(c.read_text().replace('id="2"', 'id="3"'))
+    with pytest.raises(InputError, match=r"c.sgm: segment id '2' of document 'd1' of .*a.sgm \(line 4\) is missing"):
+        check_aligned([read_text(a, "a"), read_text(c, "c")])
+    c.write_text(c.read_text().replace('id="3"', 'id="2"'))
+    model, plain, moved = align_texts([read_text(a, "a"), read_plain(_lines(tmp_path, "P", "Q"), "p"),
+                                       read_text(c, "c")])
+    assert moved.segments == ("X", "Y") and moved.lines == (4, 3) and moved.documents == model.documents
+    assert plain.segments == ("P", "Q")  # plain text stays positional
+
+
+def _lines(tmp_path: Path, *lines: str) -> Path:
+    path = tmp_path / "plain.txt"
+    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    return path
 
 
 def test_store_round_trip_full_precision(tmp_path: Path) -> None:

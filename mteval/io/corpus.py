@@ -42,16 +42,40 @@ class DocumentIndex:
 
 @dataclass(frozen=True)
 class Text:
-    """One system output, reference or source: its name, segments and documents."""
+    """One system output, reference or source: its name, segments and documents.
+
+    SGML texts also carry each segment's ``<seg id>`` (``seg_ids``; with ``documents.doc_ids`` the key
+    that aligns texts, as mteval-v13a matches by docid and seg id) and the file line it was read from
+    (``lines``, for error messages). Plain texts have neither (empty tuples): they align by position.
+    """
 
     name: str
     segments: tuple[str, ...]
     documents: DocumentIndex
     path: str = ""
+    seg_ids: tuple[str, ...] = ()
+    lines: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if len(self.segments) != len(self.documents):
             raise ValueError(f"{self.name}: {len(self.segments)} segments but {len(self.documents)} doc ids")
+        for extra in (self.seg_ids, self.lines):
+            if extra and len(extra) != len(self.segments):
+                raise ValueError(f"{self.name}: {len(self.segments)} segments but {len(extra)} ids or lines")
+
+    @property
+    def keyed(self) -> bool:
+        """Whether segments have (docid, seg id) keys (SGML) rather than only positions (plain text)."""
+        return bool(self.seg_ids)
+
+    def keys(self) -> list[tuple[str, str]]:
+        """``(docid, seg id)`` of every segment (SGML texts only)."""
+        return list(zip(self.documents.doc_ids, self.seg_ids))
+
+    @property
+    def where(self) -> str:
+        """The file (or name) to cite in messages."""
+        return self.path or self.name
 
     def __len__(self) -> int:
         return len(self.segments)

@@ -1,4 +1,10 @@
-"""Load every text of an experiment once, check that they align, and fingerprint them."""
+"""Load every text of an experiment once, align them, and fingerprint them.
+
+Alignment (:mod:`mteval.io.align`): every SGML text takes the (docid, seg id) order of the first SGML
+reference (of the first SGML text when the references are plain), as mteval-v13a matches segments by
+id; plain-text files align by line number with that order. The experiment's documents are the
+model's; an experiment of plain files only has Asiya's single ``UNKNOWN_DOC``.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from mteval.io.corpus import DocumentIndex, Text
-from mteval.io.readers import check_aligned, read_text
+from mteval.io.readers import align_texts, read_text
 from mteval.pipeline.config import Experiment, TextSpec
 
 
@@ -42,13 +48,14 @@ def _read(spec: TextSpec) -> Text:
 
 
 def load_texts(experiment: Experiment) -> LoadedTexts:
-    """Read all texts of an experiment (each once) and check alignment."""
-    references = {spec.name: _read(spec) for spec in experiment.references}
-    systems = {spec.name: _read(spec) for spec in experiment.systems}
-    source = _read(experiment.source) if experiment.source is not None else None
-    everything = list(references.values()) + list(systems.values()) + ([source] if source else [])
-    check_aligned(everything)
-    # plain-text files carry no documents: take them from any SGML file of the experiment
-    documents = next((t.documents for t in everything if t.documents.documents != ("UNKNOWN_DOC",)),
-                     everything[0].documents)
-    return LoadedTexts(references, systems, source, documents)
+    """Read all texts of an experiment (each once) and align them (an :class:`InputError` if they cannot)."""
+    specs = list(experiment.references) + list(experiment.systems)
+    if experiment.source is not None:
+        specs.append(experiment.source)
+    aligned = align_texts([_read(spec) for spec in specs])
+    n_refs, n_sys = len(experiment.references), len(experiment.systems)
+    references = {t.name: t for t in aligned[:n_refs]}
+    systems = {t.name: t for t in aligned[n_refs:n_refs + n_sys]}
+    source = aligned[-1] if experiment.source is not None else None
+    model = next((t for t in aligned if t.keyed), aligned[0] if aligned else None)
+    return LoadedTexts(references, systems, source, model.documents if model else DocumentIndex.single(0))
