@@ -11,6 +11,7 @@ mean of its segment scores.
 from __future__ import annotations
 
 import dataclasses
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,7 @@ from mteval.pipeline.sets import resolve, resolve_segments
 from mteval.store.cache import ScoreCache, refset_name
 
 LEVELS = ("seg", "doc", "sys")
+LOG = logging.getLogger(__name__)
 Record = dict[str, Any]
 
 
@@ -57,13 +59,31 @@ def select(experiment: Experiment, cache: ScoreCache, n_segments: int, metrics: 
     if spec is not None and references == spec.name:  # -R HYB: the hybridized reference set
         return dataclasses.replace(select(experiment, cache, n_segments, metrics, systems, None, segments, level,
                                           False), references=(spec.name,))
-    return Selection(
+    sel = Selection(
         metrics=resolve(experiment, "-M", metrics, default_metrics(experiment, cache)),
         systems=resolve(experiment, "-S", systems, experiment.system_names),
         references=resolve(experiment, "-R", references, experiment.reference_names),  # default: the real ones
         segments=tuple(resolve_segments(experiment, segments, n_segments)),
         level=level, with_references=with_references,
     )
+    return sel if metrics else _complete_user_metrics(experiment, cache, sel)
+
+
+def _complete_user_metrics(experiment: Experiment, cache: ScoreCache, sel: Selection) -> Selection:
+    """Without -M, a metric found in the cache but not configured (a user's file) is shown only
+    where every selected target has it; otherwise it is left out with one warning (with -M it is
+    required, and a missing file is an error)."""
+    rows = targets_and_refsets(sel)
+    have = set(cache.available())
+    keep = []
+    for metric in sel.metrics:
+        missing = [(t, r) for t, r in rows if (t, r, metric) not in have]
+        if metric in experiment.metrics or not missing:
+            keep.append(metric)
+        else:
+            LOG.warning("metric %r left out: no file for %s (name it with -M to require it)", metric,
+                        ", ".join(f"{t}/{r}" for t, r in missing[:3]) + (" ..." if len(missing) > 3 else ""))
+    return dataclasses.replace(sel, metrics=tuple(keep))
 
 
 def targets_and_refsets(sel: Selection) -> list[tuple[str, str]]:

@@ -161,6 +161,7 @@ def run_setup(experiment: Experiment, texts: LoadedTexts, jack: bool = False, re
 def _run_setup(experiment: Experiment, texts: LoadedTexts, jack: bool, remake: bool,
                progress: Progress | None, targets: tuple[str, ...] | None) -> SetupReport:
     run = SetupRun(experiment, texts, remake, progress)
+    run.cache.remove_temporaries()  # left by a killed run; we hold the lock, so none is in use
     pairs = plan_pairs(experiment, jack, targets)
     spec = hybrid.spec_of(experiment)
     if spec is not None:

@@ -22,6 +22,7 @@ from mteval.metrics.base import mean_score_set
 from mteval.pipeline.config import Experiment
 from mteval.pipeline.texts import LoadedTexts
 from mteval.store.cache import ScoreCache, refset_name
+from mteval.store.lock import exclusive
 
 
 @dataclass(frozen=True)
@@ -70,10 +71,11 @@ def tune_metric(experiment: Experiment, texts: LoadedTexts, features: tuple[str,
         pairs.setdefault((target, refset), set()).add(metric)
     signature = "metric:{}|tuned:{}".format(name, ",".join(f"{k}={v:.6g}" for k, v in combination.to_dict().items()))
     written = 0
-    for (target, refset), metrics in sorted(pairs.items()):
-        if set(features) <= metrics:
-            values = {m: cache.load(target, refset, m, len(texts)).segments for m in features}
-            scores = mean_score_set(combination.apply(values), texts.documents)
-            cache.save(target, refset, name, scores, texts.documents.doc_ids, signature, "tuned")
-            written += 1
+    with exclusive(experiment.cache):
+        for (target, refset), metrics in sorted(pairs.items()):
+            if set(features) <= metrics:
+                values = {m: cache.load(target, refset, m, len(texts)).segments for m in features}
+                scores = mean_score_set(combination.apply(values), texts.documents)
+                cache.save(target, refset, name, scores, texts.documents.doc_ids, signature, "tuned")
+                written += 1
     return TuningResult(validation, combination, len(h), written)

@@ -116,11 +116,26 @@ class ScoreCache:
                 return candidate
         return None
 
+    def _outside(self, path: Path) -> str | None:
+        """Why a file may not be read: it resolves (through links) outside the cache."""
+        real, root = path.resolve(), self.root.resolve()
+        return None if root in real.parents else f"resolves to {real}, outside the cache {root}"
+
     def _inside(self, path: Path) -> None:
         """Refuse a file that resolves (through links) to somewhere outside the cache."""
-        real, root = path.resolve(), self.root.resolve()
-        if root not in real.parents:
-            raise CacheError(f"resolves to {real}, outside the cache {root}; refusing to read it", path)
+        problem = self._outside(path)
+        if problem is not None:
+            raise CacheError(f"{problem}; refusing to read it", path)
+
+    def remove_temporaries(self) -> int:
+        """Delete the temporary files of interrupted writes (call only while holding the lock)."""
+        removed = 0
+        for folder, _, files in os.walk(self.root):
+            for name in files:
+                if name.startswith(".") and name.endswith(".tmp"):
+                    Path(folder, name).unlink(missing_ok=True)
+                    removed += 1
+        return removed
 
     def save(self, target: str, refset: str, metric: str, scores: ScoreSet, doc_ids: tuple[str, ...],
              signature: str = "", inputs: str = "") -> Path:
@@ -166,7 +181,7 @@ class ScoreCache:
                     metric = _metric_of(f)
                     if metric is None:
                         continue
-                    problem = check_component(metric)
+                    problem = check_component(metric) or self._outside(f)
                     if problem is not None:
                         LOG.warning("%s: skipped: %s", f, problem)
                         continue
