@@ -1,20 +1,39 @@
 """Experiment configuration: YAML (documented in ``configs/example.yaml``) or IQMT's legacy
 ``key=value`` file (manual Table 1; Asiya's ``Asiya.config`` keys too).
 
-Validated once at load time; every error names the file, the key and the allowed values.
-Relative paths resolve against the config file's folder.
+Validated once at load time; every error is one line naming the file, the line (where known), the
+key and the allowed values, and quotes values cut to :data:`QUOTE_CHARS` characters. Relative
+paths resolve against the config file's folder.
+
+Limits (an experiment file is a few KiB; anything far bigger is a mistake or an attack):
+
+- the file is at most :data:`MAX_CONFIG_BYTES` (1 MiB), read no further;
+- YAML is loaded safely (PyYAML's pure-Python loader), nested at most :data:`MAX_FLOW_DEPTH`
+  brackets deep (deeper block nesting ends at Python's recursion limit); before any Python object
+  is built, the document is walked with its aliases expanded and refused beyond :data:`MAX_NODES`
+  nodes or :data:`MAX_CHARS` characters of scalars ("billion laughs" alias bombs, recursive
+  aliases), and a mapping that repeats a key is refused (YAML would keep the last value silently);
+- system and reference names become cache folders: they must pass :func:`mteval.names.name_problem`
+  and may not collide (:func:`mteval.names.collisions`); names YAML reads as something else than a
+  string (``~``, ``yes``, ``1``) are refused with a hint to quote them. In legacy files the names
+  are the file names, so two ``ref=``/``sys=`` lines with the same file name are refused.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import reprlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from mteval import names
 from mteval.errors import ConfigError
 from mteval.io.readers import FORMATS
 from mteval.metrics import registry
@@ -22,7 +41,22 @@ from mteval.metrics import registry
 KEYS = ("name", "cache", "source", "references", "systems", "format", "language", "case", "metrics",
         "sets", "annotation", "hybridize")
 CASES = ("cs", "ci")
-_NAME = re.compile(r"^[^/\\\s]+$")
+MAX_CONFIG_BYTES = 1 << 20  # an experiment file is read up to 1 MiB, and refused beyond
+MAX_NODES = 100_000  # YAML nodes, aliases expanded
+MAX_CHARS = 4 << 20  # characters of YAML scalars, aliases expanded
+MAX_FLOW_DEPTH = 64  # nested [ ] / { } (deeper block nesting ends at Python's recursion limit)
+QUOTE_CHARS = 60  # values quoted in error messages are cut to this many characters
+MAX_METRIC_NAME = 100
+# integer options under 'annotation:' (read by mteval.annotate.annotator.Annotator): inclusive ranges
+ANNOTATION_RANGES = {"workers": (1, 64), "max_words": (1, 10_000), "batch_size": (1, 100_000)}
+_LANGUAGE = re.compile(r"^[a-z]{2,3}(?:[-_][a-z0-9]{2,8})*$")  # en, de, zh-hans, pt_br
+_PROCESSOR = re.compile(r"^[a-z_]+$")
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+_QUOTE = reprlib.Repr()
+_QUOTE.maxstring = _QUOTE.maxother = QUOTE_CHARS
+_QUOTE.maxlist = _QUOTE.maxdict = _QUOTE.maxtuple = _QUOTE.maxset = 4
+_QUOTE.maxlevel = 2
 
 
 @dataclass(frozen=True)
@@ -61,166 +95,452 @@ class Experiment:
         return tuple(s.name for s in self.systems)
 
 
+def folder_names(experiment: Experiment) -> tuple[str, ...]:
+    """Every name of the experiment that becomes a cache folder: references, systems, hybrid set."""
+    extra: tuple[str, ...] = ()
+    if experiment.hybridize is not None:
+        from mteval.pipeline.hybrid import spec_of
+
+        spec = spec_of(experiment)
+        extra = (spec.name,) if spec is not None else ()
+    return experiment.reference_names + experiment.system_names + extra
+
+
+# --- quoting values in messages ------------------------------------------------------------------
+
+def quote(value: Any) -> str:
+    """``repr(value)`` cut to :data:`QUOTE_CHARS` characters (bounded time for any nesting)."""
+    text = _QUOTE.repr(value)
+    return text if len(text) <= QUOTE_CHARS else text[:QUOTE_CHARS - 3] + "..."
+
+
+def _kind(value: Any) -> str:
+    """What YAML made of a value, in words."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return "a string" if isinstance(value, str) else f"a {type(value).__name__}"
+
+
+def not_a_string(value: Any) -> str:
+    """The problem of a value that must be a string but is not (with the hint to quote it)."""
+    return f"{quote(value)} is not a string (YAML reads it as {_kind(value)}); quote it, e.g. \"...\""
+
+
+def name_problem(name: Any) -> str | None:
+    """Why ``name`` cannot be a system/reference name (:func:`mteval.names.name_problem`; values quoted
+    short; non-strings refused with a hint to quote them), or None."""
+    if not isinstance(name, str):
+        return f"name {not_a_string(name)}"
+    problem = names.name_problem(name)
+    return None if problem is None else problem.replace(repr(name), quote(name))
+
+
+def collision_problem(clash: tuple[str, str]) -> str:
+    """The problem of two names that would share a cache folder."""
+    return (f"names {quote(clash[0])} and {quote(clash[1])} differ only in case or Unicode form; they "
+            "would share a cache folder on case-insensitive file systems")
+
+
+# --- reading and safe YAML loading -----------------------------------------------------------------
+
+class _Mapping(dict):  # type: ignore[type-arg]
+    """A dict that remembers the line of each key (YAML and legacy files), for error messages."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lines: dict[Any, int] = {}
+
+
+def _line(mapping: Any, key: Any) -> int | None:
+    return getattr(mapping, "lines", {}).get(key)
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader whose mappings are :class:`_Mapping` (keys with their lines). The pure-
+    Python loader, not libyaml's: libyaml recurses in C and crashes on deeply nested input."""
+
+
+def _construct_map(loader: _Loader, node: yaml.MappingNode) -> Iterator[_Mapping]:
+    data = _Mapping()
+    yield data
+    data.update(loader.construct_mapping(node))
+    for key_node, _ in node.value:
+        if isinstance(key_node, yaml.ScalarNode):
+            data.lines.setdefault(loader.construct_object(key_node), key_node.start_mark.line + 1)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:map", _construct_map)
+
+
+def _read(path: Path) -> str:
+    """The file's text: at most MAX_CONFIG_BYTES bytes of UTF-8."""
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_CONFIG_BYTES + 1)
+    except FileNotFoundError:
+        raise ConfigError("config file not found", path) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config: {exc.strerror or exc}", path) from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"config file is larger than {MAX_CONFIG_BYTES >> 20} MiB; an experiment file "
+                          "is small (is this the right file?)", path)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConfigError("invalid UTF-8", path, raw[:exc.start].count(b"\n") + 1) from None
+
+
 def load(path: str | Path) -> Experiment:
     """Load a YAML or legacy key=value experiment file."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError("config file not found", path) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read config: {exc}", path) from None
+    text = _read(path)
     if _is_legacy(text):
         return _from_mapping(_legacy_to_mapping(text, path), path)
+    return _from_mapping(_load_yaml(text, path), path)
+
+
+def _check_flow_depth(text: str, path: Path) -> None:
+    """Refuse more than MAX_FLOW_DEPTH nested ``[``/``{`` (PyYAML's scanner is quadratic in that
+    depth; brackets inside quoted strings count too, harmlessly for real files)."""
+    brackets = _NOT_BRACKET.sub("", text)
+    if brackets and max(accumulate(1 if c in "[{" else -1 for c in brackets)) > MAX_FLOW_DEPTH:
+        raise ConfigError(f"bad YAML: nested too deeply (more than {MAX_FLOW_DEPTH} levels of [ or {{)", path)
+
+
+def _load_yaml(text: str, path: Path) -> Any:
+    """Safe-load one YAML document, refusing alias bombs and duplicate keys before building it."""
+    _check_flow_depth(text, path)
+    loader = None
     try:
-        data = yaml.safe_load(text)
+        loader = _Loader(text)  # checks that every character is printable
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _inspect(node, loader, path)
+        return loader.construct_document(node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
-        raise ConfigError(f"bad YAML: {getattr(exc, 'problem', None) or exc}", path, line) from None
-    if not isinstance(data, dict):
-        raise ConfigError("expected a YAML mapping with keys " + ", ".join(KEYS), path)
-    return _from_mapping(data, path)
+        problem = str(getattr(exc, "problem", None) or exc)
+        raise ConfigError(f"bad YAML: {_clip(problem, 200)}", path, line) from None
+    except RecursionError:
+        raise ConfigError("bad YAML: nested too deeply", path) from None
+    except (ValueError, OverflowError) as exc:  # e.g. a timestamp with month 13
+        raise ConfigError(f"bad YAML value: {_clip(str(exc), 200)}", path) from None
+    finally:
+        if loader is not None:
+            loader.dispose()
 
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _inspect(root: yaml.Node, loader: _Loader, path: Path) -> None:
+    """Walk the node graph with aliases expanded (children are counted when pushed, so the walk
+    and its stack stop at MAX_NODES) and check every mapping once for duplicate keys."""
+    nodes, chars = 1, 0
+    checked: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.ScalarNode):
+            chars += len(node.value)
+            if chars > MAX_CHARS:
+                raise ConfigError(f"the YAML expands to more than {MAX_CHARS >> 20} Mi characters (aliases "
+                                  "repeating big values?); an experiment file is small", path,
+                                  node.start_mark.line + 1)
+            continue
+        if isinstance(node, yaml.MappingNode):
+            if id(node) not in checked:
+                checked.add(id(node))
+                _check_duplicate_keys(node, loader, path)
+            children = [child for pair in node.value for child in pair]
+        else:
+            children = list(node.value)
+        nodes += len(children)
+        if nodes > MAX_NODES:
+            raise ConfigError(f"the YAML expands to more than {MAX_NODES} nodes (an alias bomb or a "
+                              "recursive alias?); an experiment file is small", path, node.start_mark.line + 1)
+        stack.extend(children)
+
+
+def _check_duplicate_keys(node: yaml.MappingNode, loader: _Loader, path: Path) -> None:
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE_TAG:
+            continue
+        key = loader.construct_object(key_node)
+        line = key_node.start_mark.line + 1
+        if key in seen:
+            raise ConfigError(f"duplicate key {quote(key)} (first at line {seen[key]}); each key may appear "
+                              "once", path, line)
+        seen[key] = line
+
+
+# --- validation ------------------------------------------------------------------------------------
 
 def _is_legacy(text: str) -> bool:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")]
     return bool(lines) and all(re.match(r"^[\w*+.-]+\s*=|^do[A-Z]", ln) for ln in lines)
 
 
-def _err(path: Path, key: str, problem: str) -> ConfigError:
-    return ConfigError(f"key '{key}': {problem}", path)
+def _err(path: Path, key: str, problem: str, line: int | None = None) -> ConfigError:
+    return ConfigError(f"key '{_clip(key, QUOTE_CHARS)}': {problem}", path, line)
 
 
-def _resolve(base: Path, value: Any, key: str, path: Path) -> Path:
+def _resolve(base: Path, value: Any, key: str, path: Path, line: int | None = None) -> Path:
     if not isinstance(value, str) or not value:
-        raise _err(path, key, f"expected a path, got {value!r}")
+        raise _err(path, key, f"expected a path, got {quote(value)}", line)
+    if "\0" in value:
+        raise _err(path, key, f"path {quote(value)} contains a NUL character", line)
     p = Path(value).expanduser()
     return p if p.is_absolute() else Path(os.path.normpath(base / p))
 
 
-def _text_specs(data: Any, key: str, path: Path, fmt: str | None) -> tuple[TextSpec, ...]:
-    if not isinstance(data, dict) or not data:
-        raise _err(path, key, "expected a mapping name -> path with at least one entry")
-    specs = []
-    for name, value in data.items():
-        name = str(name)
-        if not _NAME.match(name):
-            raise _err(path, f"{key}.{name}", "names may not contain '/', '\\' or spaces")
-        sysid = None
-        entry_fmt = fmt
-        if isinstance(value, dict):
-            unknown = set(value) - {"path", "sysid", "format"}
-            if unknown:
-                raise _err(path, f"{key}.{name}", f"unknown keys {sorted(unknown)}; allowed: path, sysid, format")
-            sysid, entry_fmt, value = value.get("sysid"), value.get("format", fmt), value.get("path")
-        specs.append(TextSpec(name, _resolve(path.parent, value, f"{key}.{name}", path), entry_fmt, sysid))
-    return tuple(specs)
+def _text_specs(data: dict, key: str, path: Path, fmt: str | None) -> tuple[TextSpec, ...]:
+    entries, line = data.get(key), _line(data, key)
+    if not isinstance(entries, dict) or not entries:
+        raise _err(path, key, "expected a mapping name -> path with at least one entry", line)
+    return tuple(_text_spec(entries, name, key, path, fmt) for name in entries)
 
 
-def _metric_names(data: Any, path: Path) -> tuple[str, ...]:
-    if data is None:
-        raise _err(path, "metrics", "missing; list metric or family names, e.g. [BLEU, NIST: all]")
-    items = data if isinstance(data, list) else [data]
-    names: list[str] = []
-    for item in items:
-        if isinstance(item, str):
-            names.append(item)
-        elif isinstance(item, dict):
-            for fam, variants in item.items():
-                if variants in (None, "all", True):
-                    names.extend(_checked(lambda f=fam: list(registry.variants_of(str(f))), path))
-                elif isinstance(variants, list):
-                    names.extend(str(v) for v in variants)
-                else:
-                    raise _err(path, f"metrics.{fam}", "expected a list of variants or 'all'")
+def _text_spec(entries: dict, name: Any, key: str, path: Path, fmt: str | None) -> TextSpec:
+    line = _line(entries, name)
+    problem = name_problem(name)
+    if problem is not None:
+        raise _err(path, key, problem, line)
+    label, value, sysid = f"{key}.{name}", entries[name], None
+    if isinstance(value, dict):
+        unknown = [k for k in value if k not in ("path", "sysid", "format")]
+        if unknown:
+            raise _err(path, label, f"unknown key {quote(unknown[0])}; allowed: path, sysid, format", line)
+        sysid, fmt, value = value.get("sysid"), value.get("format", fmt), value.get("path")
+        if sysid is not None and not isinstance(sysid, str):
+            raise _err(path, f"{label}.sysid", not_a_string(sysid), line)
+        if fmt is not None and fmt not in FORMATS:
+            raise _err(path, f"{label}.format", f"{quote(fmt)} is not one of {', '.join(FORMATS)}", line)
+    return TextSpec(name, _resolve(path.parent, value, label, path, line), fmt, sysid)
+
+
+def _check_names(data: dict, refs: tuple[TextSpec, ...], systems: tuple[TextSpec, ...], path: Path) -> None:
+    """References and systems: no name twice, no '_' in references, no case/Unicode collision."""
+    ref_names = {r.name for r in refs}
+    for spec in systems:
+        if spec.name in ref_names:
+            raise _err(path, "systems", f"{quote(spec.name)} is also a reference name; give it another name",
+                       _line(data.get("systems"), spec.name))
+    for spec in refs:
+        if "_" in spec.name:
+            raise _err(path, "references", f"reference names may not contain '_' (it joins reference sets in "
+                       f"the cache): {quote(spec.name)}", _line(data.get("references"), spec.name))
+    clashes = names.collisions([s.name for s in refs + systems])
+    if clashes:
+        key = "references" if clashes[0][1] in ref_names else "systems"
+        raise _err(path, key, collision_problem(clashes[0]), _line(data.get(key), clashes[0][1]))
+
+
+def _metric_names(data: dict, path: Path) -> tuple[str, ...]:
+    value, line = data.get("metrics"), _line(data, "metrics")
+    if value is None:
+        raise _err(path, "metrics", "missing; list metric or family names, e.g. [BLEU, NIST: all]", line)
+    requested: list[str] = []
+    for item in value if isinstance(value, list) else [value]:
+        requested.extend(_metric_item(item, path, line))
+    expanded = tuple(_checked(lambda: registry.expand(requested), path, line))
+    if not expanded:
+        raise _err(path, "metrics", "no metrics; list at least one metric or family, e.g. [BLEU, NIST: all]",
+                   line)
+    return expanded
+
+
+def _metric_item(item: Any, path: Path, line: int | None) -> list[str]:
+    """The names one item of ``metrics:`` asks for: a name, or ``{FAMILY: all | [variants]}``."""
+    if isinstance(item, str):
+        return [_metric_name(item, path, line)]
+    if not isinstance(item, dict):
+        raise _err(path, "metrics", f"unexpected item {quote(item)}; expected a name or FAMILY: all", line)
+    out: list[str] = []
+    for key, variants in item.items():
+        where = _line(item, key) or line
+        family = _metric_name(key, path, where)
+        if variants is None or variants is True or variants == "all":
+            out.extend(_checked(partial(registry.variants_of, family), path, where))
+        elif isinstance(variants, list):
+            out.extend(_metric_name(v, path, where) for v in variants)
         else:
-            raise _err(path, "metrics", f"unexpected item {item!r}")
-    return tuple(_checked(lambda: registry.expand(names), path))
+            raise _err(path, f"metrics.{family}", f"expected a list of variants or 'all', got {quote(variants)}",
+                       where)
+    return out
 
 
-def _checked(fn: Any, path: Path) -> Any:
+def _metric_name(value: Any, path: Path, line: int | None) -> str:
+    if not isinstance(value, str):
+        raise _err(path, "metrics", f"metric name {not_a_string(value)}", line)
+    if len(value) > MAX_METRIC_NAME:
+        raise _err(path, "metrics", f"unknown metric {quote(value)} (longer than {MAX_METRIC_NAME} characters)",
+                   line)
+    return value
+
+
+def _checked(fn: Callable[[], Any], path: Path, line: int | None = None) -> Any:
     try:
         return fn()
     except ConfigError as exc:
-        raise _err(path, "metrics", exc.problem) from None
+        raise _err(path, "metrics", exc.problem, line) from None
 
 
-def _sets(data: Any, path: Path) -> dict[str, tuple[str, ...] | str]:
-    if data is None:
+def _sets(data: dict, path: Path) -> dict[str, tuple[str, ...] | str]:
+    value, line = data.get("sets"), _line(data, "sets")
+    if value is None:
         return {}
-    if not isinstance(data, dict):
-        raise _err(path, "sets", "expected a mapping set name -> list (or a range string for segments)")
+    if not isinstance(value, dict):
+        raise _err(path, "sets", "expected a mapping set name -> list (or a range string for segments)", line)
     out: dict[str, tuple[str, ...] | str] = {}
-    for name, value in data.items():
-        if isinstance(value, str):
-            out[str(name)] = value
-        elif isinstance(value, list):
-            out[str(name)] = tuple(str(v) for v in value)
-        else:
-            raise _err(path, f"sets.{name}", "expected a list or a range string like '1-3, 10'")
+    for name, members in value.items():
+        where = _line(value, name) or line
+        if not isinstance(name, str):
+            raise _err(path, "sets", f"set name {not_a_string(name)}", where)
+        out[name] = _set_members(name, members, path, where)
     return out
+
+
+def _set_members(name: str, members: Any, path: Path, line: int | None) -> tuple[str, ...] | str:
+    """A set: a range string, or a list of names or segment numbers."""
+    if isinstance(members, str):
+        return members
+    if not isinstance(members, list):
+        raise _err(path, f"sets.{name}", f"expected a list or a range string like '1-3, 10', got "
+                   f"{quote(members)}", line)
+    for member in members:
+        if isinstance(member, bool) or not isinstance(member, (str, int)):
+            raise _err(path, f"sets.{name}", f"members are names or segment numbers; {quote(member)} is "
+                       f"{_kind(member)} (quote it if it is a name)", line)
+    return tuple(str(m) for m in members)
 
 
 def _choice(data: dict, key: str, allowed: tuple[str, ...], default: str | None, path: Path) -> str | None:
     value = data.get(key, default)
     if value is not None and value not in allowed:
-        raise _err(path, key, f"{value!r} is not one of {', '.join(allowed)}")
+        raise _err(path, key, f"{quote(value)} is not one of {', '.join(allowed)}", _line(data, key))
     return value
 
 
-def _annotation(value: Any, path: Path) -> dict[str, Any]:
-    """The ``annotation:`` options, with ``cache`` and ``model_paths`` resolved against the config."""
-    if not isinstance(value or {}, dict):
-        raise _err(path, "annotation", "expected a mapping")
-    annotation = dict(value or {})
-    if annotation.get("cache") is not None:
-        annotation["cache"] = _resolve(path.parent, annotation["cache"], "annotation.cache", path)
-    paths = annotation.get("model_paths")
-    if paths is not None:
-        if not isinstance(paths, dict):
-            raise _err(path, "annotation", "model_paths: expected a mapping processor -> model file")
-        annotation["model_paths"] = {str(k): str(_resolve(path.parent, v, "annotation.model_paths", path))
-                                     for k, v in paths.items()}
-    return annotation
+def _language(data: dict, path: Path) -> str:
+    value, line = data.get("language", "en"), _line(data, "language")
+    if not isinstance(value, str):
+        raise _err(path, "language", f"expected a language code such as en, de or zh-hans; {not_a_string(value)}",
+                   line)
+    if not _LANGUAGE.match(value):
+        raise _err(path, "language", f"expected a language code such as en, de or zh-hans, got {quote(value)}", line)
+    return value
 
 
-def _from_mapping(data: dict, path: Path) -> Experiment:
-    unknown = set(data) - set(KEYS)
+def _experiment_name(data: dict, path: Path) -> str:
+    value = data.get("name")
+    if value is not None and not isinstance(value, str):
+        raise _err(path, "name", not_a_string(value), _line(data, "name"))
+    return value or path.stem
+
+
+def _annotation(data: dict, path: Path) -> dict[str, Any]:
+    """The ``annotation:`` options, checked, with ``cache`` and ``model_paths`` resolved against the
+    config. An option given as null (``~``) takes its default."""
+    from mteval.pipeline.annotation import ANNOTATION_KEYS
+
+    value, line = data.get("annotation"), _line(data, "annotation")
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _err(path, "annotation", f"expected a mapping with keys {', '.join(sorted(ANNOTATION_KEYS))}, "
+                   f"got {quote(value)}", line)
+    unknown = [k for k in value if k not in ANNOTATION_KEYS]
     if unknown:
-        raise _err(path, sorted(unknown)[0], f"unknown key; allowed keys: {', '.join(KEYS)}")
+        raise _err(path, "annotation", f"unknown key {quote(unknown[0])}; allowed: "
+                   f"{', '.join(sorted(ANNOTATION_KEYS))}", _line(value, unknown[0]) or line)
+    options = {k: v for k, v in value.items() if v is not None}
+    for key, (low, high) in ANNOTATION_RANGES.items():
+        if key in options:
+            _integer(options[key], low, high, f"annotation.{key}", path, _line(value, key) or line)
+    if "processors" in options:
+        _processors(options["processors"], path, _line(value, "processors") or line)
+    if "cache" in options:
+        options["cache"] = _resolve(path.parent, options["cache"], "annotation.cache", path, line)
+    if "model_paths" in options:
+        options["model_paths"] = _model_paths(options["model_paths"], path, _line(value, "model_paths") or line)
+    return options
+
+
+def _integer(value: Any, low: int, high: int, key: str, path: Path, line: int | None) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise _err(path, key, f"expected an integer from {low} to {high}, got {quote(value)}", line)
+
+
+def _processors(value: Any, path: Path, line: int | None) -> None:
+    parts = value.split(",") if isinstance(value, str) else []
+    if not parts or not all(_PROCESSOR.match(p.strip()) for p in parts):
+        raise _err(path, "annotation.processors", "expected Stanza processor names joined by commas, e.g. "
+                   f"tokenize,mwt,pos,lemma,depparse; got {quote(value)}", line)
+
+
+def _model_paths(value: Any, path: Path, line: int | None) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise _err(path, "annotation.model_paths", f"expected a mapping processor -> model file, got {quote(value)}",
+                   line)
+    for key in value:
+        if not isinstance(key, str) or not _PROCESSOR.match(key):
+            raise _err(path, "annotation.model_paths", f"{quote(key)} is not a processor name", line)
+    return {k: str(_resolve(path.parent, v, f"annotation.model_paths.{k}", path, line)) for k, v in value.items()}
+
+
+def _from_mapping(data: Any, path: Path) -> Experiment:
+    if not isinstance(data, dict):
+        what = "empty" if data is None else f"{_kind(data)}, not a mapping"
+        raise ConfigError(f"expected a YAML mapping with keys {', '.join(KEYS)}; the file is {what}", path)
+    unknown = [k for k in data if k not in KEYS]
+    if unknown:
+        raise _err(path, str(unknown[0]), f"unknown key; allowed keys: {', '.join(KEYS)}", _line(data, unknown[0]))
     fmt = _choice(data, "format", FORMATS, None, path)
     case = _choice(data, "case", CASES, None, path)
-    refs = _text_specs(data.get("references"), "references", path, fmt)
-    systems = _text_specs(data.get("systems"), "systems", path, fmt)
-    clash = set(r.name for r in refs) & set(s.name for s in systems)
-    if clash:
-        raise _err(path, "systems", f"names also used for references: {sorted(clash)}")
-    bad_ref = [r.name for r in refs if "_" in r.name]
-    if bad_ref:
-        raise _err(path, "references", f"reference names may not contain '_' (it joins reference "
-                   f"sets in the cache): {bad_ref}")
+    refs = _text_specs(data, "references", path, fmt)
+    systems = _text_specs(data, "systems", path, fmt)
+    _check_names(data, refs, systems, path)
     source = None
     if data.get("source") is not None:
-        source = TextSpec("source", _resolve(path.parent, data["source"], "source", path), fmt)
-    annotation = _annotation(data.get("annotation"), path)
+        source = TextSpec("source", _resolve(path.parent, data["source"], "source", path, _line(data, "source")), fmt)
     experiment = Experiment(
-        name=str(data.get("name") or path.stem), config_path=path,
-        cache=_resolve(path.parent, data.get("cache", f"{path.stem}-cache"), "cache", path),
-        references=refs, systems=systems, metrics=_metric_names(data.get("metrics"), path),
-        source=source, language=str(data.get("language", "en")),
+        name=_experiment_name(data, path), config_path=path,
+        cache=_resolve(path.parent, data.get("cache", f"{path.stem}-cache"), "cache", path, _line(data, "cache")),
+        references=refs, systems=systems, metrics=_metric_names(data, path),
+        source=source, language=_language(data, path),
         case_sensitive=None if case is None else case == "cs",
-        sets=_sets(data.get("sets"), path), annotation=annotation, hybridize=data.get("hybridize"),
+        sets=_sets(data, path), annotation=_annotation(data, path), hybridize=data.get("hybridize"),
     )
-    from mteval.pipeline.hybrid import spec_of  # validates the hybridize options
-
-    spec_of(experiment)
+    folder_names(experiment)  # validates the hybridize options and the hybrid set's name
     return experiment
 
 
-def _legacy_to_mapping(text: str, path: Path) -> dict:
-    """IQMT/Asiya ``key=value`` lines -> the YAML mapping shape."""
-    data: dict[str, Any] = {"references": {}, "systems": {}, "metrics": [], "sets": {}}
+# --- IQMT's legacy key=value files ---------------------------------------------------------------
+
+def _legacy_put(mapping: _Mapping, key: str, value: Any, number: int, path: Path, what: str) -> None:
+    """Set ``mapping[key]`` from line ``number``; a second line for the same key is refused."""
+    if key in mapping:
+        raise ConfigError(f"{what} {quote(key)} is given twice (first at line {mapping.lines[key]})", path, number)
+    mapping[key] = value
+    mapping.lines[key] = number
+
+
+def _legacy_to_mapping(text: str, path: Path) -> _Mapping:
+    """IQMT/Asiya ``key=value`` lines -> the YAML mapping shape (with the line of every key)."""
+    data = _Mapping(references=_Mapping(), systems=_Mapping(), metrics=[], sets=_Mapping())
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
@@ -231,24 +551,30 @@ def _legacy_to_mapping(text: str, path: Path) -> dict:
             data["metrics"].append({fam: selection})
             continue
         key, _, value = (part.strip() for part in line.partition("="))
-        lower = key.lower()
-        if lower in ("ref", "sys", "system"):
-            bucket = data["references"] if lower == "ref" else data["systems"]
-            bucket[Path(value).name] = value
-        elif lower in ("src", "source"):
-            data["source"] = value
-        elif lower in ("name", "cache"):
-            data[lower] = value
-        elif lower in ("trgcase",):
-            data["case"] = value
-        elif lower in ("trglang",):
-            data["language"] = value
-        elif lower == "metrics":
-            data["metrics"].extend(value.split())
-        elif key.startswith(("some_", "metrics_", "set_")) or lower.startswith("some"):
-            data["sets"][key] = value if re.match(r"^[\d\s,.-]+$", value) else value.split()
-        elif lower not in ("iqmt", "input", "srclang", "srccase", "path"):
-            raise ConfigError(f"unknown legacy key {key!r}", path, number)
+        _legacy_line(data, key, value, number, path)
     if not data["metrics"]:
         data["metrics"] = [m for k, v in data["sets"].items() if k.startswith("metrics_") for m in v] or None
     return data
+
+
+_LEGACY_RENAMES = {"src": "source", "source": "source", "name": "name", "cache": "cache", "trgcase": "case",
+                   "trglang": "language"}
+_LEGACY_IGNORED = ("iqmt", "input", "srclang", "srccase", "path")
+
+
+def _legacy_line(data: _Mapping, key: str, value: str, number: int, path: Path) -> None:
+    """Put one ``key=value`` line into ``data``."""
+    lower = key.lower()
+    if lower in ("ref", "sys", "system"):
+        bucket, what = (data["references"], "reference") if lower == "ref" else (data["systems"], "system")
+        _legacy_put(bucket, Path(value).name, value, number, path,
+                    f"{what} name (the file name in a legacy config)")
+    elif lower in _LEGACY_RENAMES:
+        _legacy_put(data, _LEGACY_RENAMES[lower], value, number, path, "key")
+    elif lower == "metrics":
+        data["metrics"].extend(value.split())
+    elif key.startswith(("some_", "metrics_", "set_")) or lower.startswith("some"):
+        members = value if re.match(r"^[\d\s,.-]+$", value) else value.split()
+        _legacy_put(data["sets"], key, members, number, path, "set")
+    elif lower not in _LEGACY_IGNORED:
+        raise ConfigError(f"unknown legacy key {quote(key)}", path, number)

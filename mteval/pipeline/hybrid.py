@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from mteval.errors import ConfigError
-from mteval.pipeline.config import Experiment
+from mteval.names import collisions
+from mteval.pipeline.config import Experiment, collision_problem, name_problem, quote
 
 DEFAULT_NAME = "HYB"
 DEFAULT_CAP = 20
@@ -39,21 +40,22 @@ def spec_of(experiment: Experiment) -> HybridSpec | None:
     where = experiment.config_path
     if not isinstance(options, dict):
         raise ConfigError("key 'hybridize': expected a mapping with name, references, cap", where)
-    unknown = set(options) - {"name", "references", "cap"}
+    unknown = [quote(k) for k in options if k not in ("name", "references", "cap")]
     if unknown:
-        raise ConfigError(f"key 'hybridize': unknown keys {sorted(unknown)}; allowed: name, references, cap", where)
-    name = str(options.get("name", DEFAULT_NAME))
-    refs = tuple(options.get("references") or experiment.reference_names)
+        raise ConfigError(f"key 'hybridize': unknown key {unknown[0]}; allowed: name, references, cap", where)
+    name = _checked_name(options.get("name", DEFAULT_NAME), experiment)
+    refs = options.get("references") or list(experiment.reference_names)
+    if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
+        raise ConfigError(f"key 'hybridize.references': expected a list of reference names, got {quote(refs)}",
+                          where)
     unknown_refs = [r for r in refs if r not in experiment.reference_names]
     if unknown_refs or len(refs) < 2:
         raise ConfigError(f"key 'hybridize.references': needs at least two of {list(experiment.reference_names)}",
                           where)
-    if name in experiment.reference_names or name in experiment.system_names or "_" in name:
-        raise ConfigError(f"key 'hybridize.name': {name!r} is taken or contains '_'", where)
     cap = options.get("cap", DEFAULT_CAP)
     if isinstance(cap, bool) or not isinstance(cap, int) or cap < 0:
-        raise ConfigError(f"key 'hybridize.cap': expected an integer >= 0, got {cap!r}", where)
-    return HybridSpec(name, refs, cap)
+        raise ConfigError(f"key 'hybridize.cap': expected an integer >= 0, got {quote(cap)}", where)
+    return HybridSpec(name, tuple(refs), cap)
 
 
 def build(spec: HybridSpec, annotations: Any, out_dir: Path) -> tuple[list[tuple[str, ...]], Any]:
@@ -66,3 +68,19 @@ def build(spec: HybridSpec, annotations: Any, out_dir: Path) -> tuple[list[tuple
     paths = write_extended_references(result, out_dir, spec.name)
     texts = [tuple(p.read_text(encoding="utf-8").split("\n")[:-1]) for p in paths]
     return texts, result
+
+
+def _checked_name(name: object, experiment: Experiment) -> str:
+    """The hybrid set's name: a valid cache folder name without '_', used by no reference or system
+    (not even up to case or Unicode form)."""
+    where = experiment.config_path
+    problem = name_problem(name)
+    if problem is not None or not isinstance(name, str):
+        raise ConfigError(f"key 'hybridize.name': {problem}", where)
+    taken = experiment.reference_names + experiment.system_names
+    if name in taken or "_" in name:
+        raise ConfigError(f"key 'hybridize.name': {quote(name)} is taken or contains '_'", where)
+    clashes = collisions(taken + (name,))
+    if clashes:
+        raise ConfigError(f"key 'hybridize.name': {collision_problem(clashes[0])}", where)
+    return name

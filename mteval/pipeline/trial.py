@@ -8,7 +8,8 @@ import dataclasses
 from pathlib import Path
 
 from mteval.errors import ConfigError
-from mteval.pipeline.config import Experiment, TextSpec
+from mteval.names import collisions
+from mteval.pipeline.config import Experiment, TextSpec, collision_problem, folder_names, name_problem, quote
 from mteval.pipeline.setup import Progress, SetupReport, run_setup
 from mteval.pipeline.texts import LoadedTexts, load_texts
 
@@ -16,12 +17,27 @@ TRY_ACTIONS = {"TRY": ("doQUEEN",), "TRYoq": ("doOQ",), "TRYall": ("doOQ", "doQU
 
 
 def with_trial_system(experiment: Experiment, path: str | Path, name: str | None = None) -> Experiment:
-    """The experiment with one more system (named after the file unless ``name`` is given)."""
+    """The experiment with one more system (named after the file unless ``name`` is given). The
+    name becomes a cache folder: it must pass :func:`mteval.names.name_problem` and clash with no
+    other name of the experiment, not even up to case or Unicode form."""
     path = Path(path)
-    name = name or path.stem
-    if name in experiment.system_names or name in experiment.reference_names:
-        raise ConfigError(f"-TRY: name {name!r} is already a system or reference of the experiment; "
+    if name:
+        problem = name_problem(name)
+        if problem is not None:
+            raise ConfigError(f"--try-name: {problem}")
+    else:
+        name = path.stem
+        problem = name_problem(name)
+        if problem is not None:
+            raise ConfigError(f"-TRY: system {problem} (taken from the file name); give one with --try-name", path)
+    taken = folder_names(experiment)
+    if name in taken:
+        raise ConfigError(f"-TRY: name {quote(name)} is already a system or reference of the experiment; "
                           "give another with --try-name", experiment.config_path)
+    clashes = collisions(taken + (name,))
+    if clashes:
+        raise ConfigError(f"-TRY: {collision_problem(clashes[0])}; give another with --try-name",
+                          experiment.config_path)
     return dataclasses.replace(experiment, systems=experiment.systems + (TextSpec(name, path),))
 
 
