@@ -50,7 +50,7 @@ def test_documents_must_align(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"b.sgm:6: document 'd2' is not in .*a.sgm"):
         check_aligned([read_text(a, "a"), read_text(b, "b")])
     c.write_text(c.read_text().replace('id="2"', 'id="3"'))
-    with pytest.raises(InputError, match=r"c.sgm: segment id '2' of document 'd1' of .*a.sgm \(line 4\) is missing"):
+    with pytest.raises(InputError, match=r"c.sgm: segment id '2' of document 'd1' \(.*a.sgm:4\) is missing"):
         check_aligned([read_text(a, "a"), read_text(c, "c")])
     c.write_text(c.read_text().replace('id="3"', 'id="2"'))
     model, plain, moved = align_texts([read_text(a, "a"), read_plain(_lines(tmp_path, "P", "Q"), "p"),

@@ -2,8 +2,9 @@
 
 NIST's mteval-v13a.pl matches a system's segments to the references' by document id and segment
 id, so an SGML file may list its documents, or the segments of a document, in any order. Here
-every SGML text is put in the order of the *model*: the first SGML reference (or, when every
-reference is plain text, the first SGML text). When the key sets are equal the text is reordered;
+every SGML text is put in the order of the *model*: the first SGML reference (when every
+reference is plain text, the SGML source, else the first SGML system: see
+:func:`mteval.pipeline.texts.load_texts`). When the key sets are equal the text is reordered;
 when a document or segment is missing or extra, one error names the file, the line where known and
 the first such id. Plain-text files have no ids: line ``i`` is segment ``i`` of the model's order,
 and only their number of lines must match.
@@ -22,11 +23,14 @@ def model_of(texts: Sequence[Text]) -> Text | None:
     return next((t for t in texts if t.keyed), None)
 
 
-def align_texts(texts: Sequence[Text]) -> list[Text]:
-    """The texts, SGML ones reordered to the model's keys; an :class:`InputError` where they cannot align."""
+def align_texts(texts: Sequence[Text], model: Text | None = None) -> list[Text]:
+    """The texts, SGML ones reordered to the model's keys; an :class:`InputError` where they cannot align.
+
+    ``model`` (one of ``texts``) defaults to the first SGML text, else the first text.
+    """
     if not texts:
         return []
-    model = model_of(texts) or texts[0]
+    model = model or model_of(texts) or texts[0]
     aligned = []
     for text in texts:
         if text is model:
@@ -70,17 +74,17 @@ def _mismatch(text: Text, model: Text, index: dict[tuple[str, str], int]) -> Inp
     for doc in model.documents.documents:
         if doc not in docs:
             line = _line(model, doc)
-            where = f" (line {line})" if line else ""
-            return InputError(f"document {doc!r} of {model.where}{where} is missing {note}", text.where)
+            where = f" (first segment at {model.where}:{line})" if line else f" of {model.where}"
+            return InputError(f"document {doc!r}{where} is missing {note}", text.where)
     for doc in text.documents.documents:
         if doc not in model_docs:
             return InputError(f"document {doc!r} is not in {model.where} {note}", text.where, _line(text, doc))
     model_index = set(model.keys())
     for i, key in enumerate(model.keys()):
         if key not in index:
-            where = f" (line {model.lines[i]})" if model.lines else ""
-            return InputError(f"segment id {key[1]!r} of document {key[0]!r} of {model.where}{where} is missing "
-                              f"{note}", text.where)
+            where = f"{model.where}:{model.lines[i]}" if model.lines else model.where
+            return InputError(f"segment id {key[1]!r} of document {key[0]!r} ({where}) is missing {note}",
+                              text.where)
     for i, key in enumerate(text.keys()):
         if key not in model_index:
             return InputError(f"segment id {key[1]!r} of document {key[0]!r} is not in {model.where} {note}",

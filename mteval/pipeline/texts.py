@@ -1,9 +1,9 @@
 """Load every text of an experiment once, align them, and fingerprint them.
 
 Alignment (:mod:`mteval.io.align`): every SGML text takes the (docid, seg id) order of the first SGML
-reference (of the first SGML text when the references are plain), as mteval-v13a matches segments by
-id; plain-text files align by line number with that order. The experiment's documents are the
-model's; an experiment of plain files only has Asiya's single ``UNKNOWN_DOC``.
+reference (with plain references: of the SGML source, else of the first SGML system), as mteval-v13a
+matches segments by id; plain-text files align by line number with that order. The experiment's
+documents are the model's; an experiment of plain files only has Asiya's single ``UNKNOWN_DOC``.
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
+from mteval.io.align import align_texts, model_of
 from mteval.io.corpus import DocumentIndex, Text
-from mteval.io.readers import align_texts, read_text
+from mteval.io.readers import read_text
 from mteval.pipeline.config import Experiment, TextSpec
 
 
@@ -48,14 +49,18 @@ def _read(spec: TextSpec) -> Text:
 
 
 def load_texts(experiment: Experiment) -> LoadedTexts:
-    """Read all texts of an experiment (each once) and align them (an :class:`InputError` if they cannot)."""
-    specs = list(experiment.references) + list(experiment.systems)
-    if experiment.source is not None:
-        specs.append(experiment.source)
-    aligned = align_texts([_read(spec) for spec in specs])
-    n_refs, n_sys = len(experiment.references), len(experiment.systems)
-    references = {t.name: t for t in aligned[:n_refs]}
-    systems = {t.name: t for t in aligned[n_refs:n_refs + n_sys]}
-    source = aligned[-1] if experiment.source is not None else None
-    model = next((t for t in aligned if t.keyed), aligned[0] if aligned else None)
-    return LoadedTexts(references, systems, source, model.documents if model else DocumentIndex.single(0))
+    """Read all texts of an experiment (each once) and align them (an :class:`InputError` if they cannot).
+
+    The model order is the first SGML reference's; with plain references, the SGML source's (the
+    canonical order of the test set, where mteval-v13a takes its documents from), else the first
+    SGML system's.
+    """
+    references = [_read(spec) for spec in experiment.references]
+    systems = [_read(spec) for spec in experiment.systems]
+    source = [_read(experiment.source)] if experiment.source is not None else []
+    model = model_of(references + source + systems)
+    aligned = align_texts(references + systems + source, model)
+    n_refs, n_sys = len(references), len(systems)
+    documents = model.documents if model else (aligned[0].documents if aligned else DocumentIndex.single(0))
+    return LoadedTexts({t.name: t for t in aligned[:n_refs]}, {t.name: t for t in aligned[n_refs:n_refs + n_sys]},
+                       aligned[-1] if source else None, documents)
