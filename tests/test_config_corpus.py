@@ -67,6 +67,16 @@ def refuse(tmp_path: Path, text: str, *fragments: str, line: int | None = None) 
     return result.stderr.strip()
 
 
+def refuse_load(config: Path, *fragments: str) -> None:
+    """load() (in-process, for the cases beyond the corpus run through iqsetup) refuses ``config``."""
+    with pytest.raises(ConfigError) as caught:
+        load(config)
+    message = caught.value.format()
+    assert message.startswith(str(config)) and "\n" not in message
+    for fragment in fragments:
+        assert fragment in message, (fragment, message)
+
+
 # --- the shape of the file -------------------------------------------------------------------------
 
 def test_list_instead_of_mapping(tmp_path: Path) -> None:
@@ -190,14 +200,14 @@ def test_annotation_workers_must_be_a_number(tmp_path: Path) -> None:
     ("hybridize: {references: AC}\n", ("key 'hybridize.references'", "expected a list")),
 ])
 def test_key_types(tmp_path: Path, extra: str, fragments: tuple[str, ...]) -> None:
-    refuse(tmp_path, experiment(extra=extra, head=""), *fragments)
+    refuse_load(write(tmp_path, experiment(extra=extra, head="")), *fragments)
 
 
 def test_entry_types(tmp_path: Path) -> None:
     text = experiment(systems=f"  UEdin: {{path: {UEDIN}, sysid: 7}}\n")
-    refuse(tmp_path, text, "key 'systems.UEdin.sysid'", "7 is not a string", line=line_of(text, UEDIN))
+    refuse_load(write(tmp_path, text), f":{line_of(text, UEDIN)}: ", "key 'systems.UEdin.sysid'", "7 is not a string")
     text = experiment(systems=f"  UEdin: {{path: {UEDIN}, format: xml}}\n")
-    refuse(tmp_path, text, "key 'systems.UEdin.format'", "'xml' is not one of plain, sgml")
+    refuse_load(write(tmp_path, text), "key 'systems.UEdin.format'", "'xml' is not one of plain, sgml")
 
 
 # --- size: alias bombs, huge and deep files ---------------------------------------------------------
@@ -335,4 +345,4 @@ def test_legacy_same_file_name_twice(tmp_path: Path) -> None:
     ("trglang=de de", ("exp.config", "key 'language'")),
 ])
 def test_legacy_refusals(tmp_path: Path, line: str, fragments: tuple[str, ...]) -> None:
-    assert_user_error(run("iqsetup", str(_legacy(tmp_path, line))), *fragments)
+    refuse_load(_legacy(tmp_path, line), *fragments)

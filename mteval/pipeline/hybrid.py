@@ -50,8 +50,8 @@ def spec_of(experiment: Experiment) -> HybridSpec | None:
                           where)
     unknown_refs = [r for r in refs if r not in experiment.reference_names]
     if unknown_refs or len(refs) < 2:
-        raise ConfigError(f"key 'hybridize.references': needs at least two of {list(experiment.reference_names)}",
-                          where)
+        known = quote(list(experiment.reference_names))
+        raise ConfigError(f"key 'hybridize.references': needs at least two of {known}", where)
     cap = options.get("cap", DEFAULT_CAP)
     if isinstance(cap, bool) or not isinstance(cap, int) or cap < 0:
         raise ConfigError(f"key 'hybridize.cap': expected an integer >= 0, got {quote(cap)}", where)
