@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from mteval.annotate.arc_capture import ArcRecorder
+from mteval.annotate.chunking import MAX_PARSE_WORDS, split_long
 from mteval.annotate.convert import join_arc_scores, to_sentence
 from mteval.annotate.entity_tagger import EntityTagger
 from mteval.annotate.model import ArcScores, Sentence
@@ -41,6 +42,17 @@ DEFAULT_PROCESSORS = PARSE_PROCESSORS + ",ner"
 TAGGER_SUFFIX = ".npz"
 EMBEDDED_FILES = {"ner": "ner.npz"}
 MAX_SEQLEN = 1000  # tokenizer window in characters (Stanza's default 300 turns long tokens into <UNK>)
+# Canonical parsing: a segment's annotation must not depend on what else is parsed with it, nor on
+# the machine's core count. Stanza batches sentences (padding them to the batch's longest one and
+# normalising head scores over the padded positions too) and torch's float reductions depend on
+# the batch shape and on the number of threads (measured: arc scores of most segments differ in
+# the last bits, the head log-probabilities by up to 0.45 from the padding). So every segment goes
+# through its own pipeline call, each sentence of it in its own parser batch (depparse_batch_size
+# 1, in words: a batch never takes a second sentence), with one torch thread (parallelism comes
+# from `workers`); sentences over MAX_PARSE_WORDS words are parsed in chunks (chunking.py).
+PARSE_THREADS = 1
+PARSE_SCHEME = f"one-segment-per-call,threads={PARSE_THREADS},chunk={MAX_PARSE_WORDS}"
+TOKENIZE_STAGE = ("tokenize", "mwt")
 
 
 @dataclass(frozen=True)
@@ -154,7 +166,7 @@ def model_identity(choice: ModelChoice) -> str:
     if len(files) < len(choice.processors):  # some models come from Stanza's own folder
         files.insert(0, _folder_digest(choice.directory, choice.language))
     return f"stanza{stanza_version()}:{choice.source}|lang:{choice.language}|proc:{','.join(choice.processors)}|" \
-        + ",".join(files)
+        + ",".join(files) + f"|parse:{PARSE_SCHEME}"
 
 
 def _load_pipeline(choice: ModelChoice) -> Any:
@@ -163,6 +175,8 @@ def _load_pipeline(choice: ModelChoice) -> Any:
 
     processors = stanza_processors(choice)
     kwargs: dict[str, Any] = {f"{p}_model_path": path for p, path in choice.paths.items() if p in processors}
+    if "depparse" in processors:
+        kwargs["depparse_batch_size"] = 1  # each sentence alone: no padding (see PARSE_SCHEME)
     # allow_unknown_language: the embedded resources.json is empty (harmless for official models);
     # logging ERROR: otherwise Stanza warns "unsupported language" for that empty resources.json
     return stanza.Pipeline(lang=choice.language, processors=",".join(processors),
@@ -197,26 +211,38 @@ class StanzaParser:
 
     def __init__(self, choice: ModelChoice) -> None:
         self.choice = choice
+        set_threads(PARSE_THREADS)
         self.pipeline = _load_pipeline(choice)
         self.recorder = _recorder(self.pipeline)
         self.entity_tagger = EntityTagger.load(Path(choice.paths["ner"])) if uses_entity_tagger(choice) else None
+        loaded = [p for p in stanza_processors(choice) if p in self.pipeline.processors]
+        self._first = [p for p in loaded if p in TOKENIZE_STAGE]
+        self._rest = [p for p in loaded if p not in TOKENIZE_STAGE]
 
     def parse(self, texts: Sequence[str]) -> list[tuple[Sentence, ArcScores | None]]:
-        """Parse non-empty, whitespace-flattened texts; one (sentence, arc scores) per text."""
+        """Parse non-empty, whitespace-flattened texts; one (sentence, arc scores) per text.
+
+        Each text is parsed on its own (see ``PARSE_SCHEME``), so its result is the same
+        whatever else is in ``texts``."""
+        return [self.parse_one(t) for t in texts]
+
+    def parse_one(self, text: str) -> tuple[Sentence, ArcScores | None]:
+        """Tokenize, split over-long sentences into chunks, tag and parse one text."""
         from stanza.models.common.doc import Document  # noqa: PLC0415
 
-        if not texts:
-            return []
-        docs = self.pipeline([Document([], text=t) for t in texts])
-        out = []
-        for text, doc in zip(texts, docs, strict=True):
-            sentence = to_sentence(text, doc.sentences)
-            if self.entity_tagger is not None:
-                sentence = self.entity_tagger.tag(sentence)
-            out.append((sentence, self._scores(doc.sentences)))
+        doc = self.pipeline(Document([], text=text), processors=self._first)
+        chunks = split_long(doc.to_dict())
+        if chunks is not None:
+            doc = Document(chunks, text=text)
+        if self._rest:
+            doc = self.pipeline(doc, processors=self._rest)
+        sentence = to_sentence(text, doc.sentences)
+        if self.entity_tagger is not None:
+            sentence = self.entity_tagger.tag(sentence)
+        scores = self._scores(doc.sentences)
         if self.recorder is not None:
             self.recorder.clear()
-        return out
+        return sentence, scores
 
     def _scores(self, stanza_sentences: Sequence[Any]) -> ArcScores | None:
         """The recorded arc scores of one segment's sentences, joined (None if unavailable)."""
