@@ -56,6 +56,8 @@ class Annotator:
         self._parser: StanzaParser | None = None
         self.parsed = 0  # distinct texts actually parsed by this instance (for benchmarks and tests)
         self._keys: dict[str, str] = {}  # raw text -> cache key (each text is cleaned once)
+        self._texts: dict[str, str] = {}  # cache key -> cleaned text
+        self._raw: dict[str, str] = {}  # cache key -> a raw text that gives it
 
     def identity(self) -> str:
         """The model identity (source, language, processors, model-file hashes)."""
@@ -65,16 +67,23 @@ class Annotator:
         """One :class:`Sentence` per text, in order (parsing only texts missing from the cache)."""
         keys = self._ensure(texts)
         found = self.cache.sentences(set(keys))
+        if len(found) < len(set(keys)):  # a damaged shard was dropped: parse its segments again
+            self._parse_missing(set(keys) - set(found))
+            found.update(self.cache.sentences(set(keys) - set(found)))
         return [found[k] for k in keys]
 
     def arc_scores(self, texts: Sequence[str]) -> list[ArcScores]:
         """The parser's :class:`ArcScores` per text, in order (same caching as :meth:`annotate`)."""
         keys = self._ensure(texts)
         found = self.cache.arc_scores(set(keys))
+        lost = {k for k in keys if k not in self.cache}
+        if lost:  # a damaged shard was dropped: parse its segments again
+            self._parse_missing(lost)
+            found.update(self.cache.arc_scores(lost))
         missing = [k for k in keys if k not in found]
         if missing:
-            sents = self.cache.sentences(missing)
-            if any(len(sents[k]) for k in missing):
+            sents = self.annotate([self._raw[k] for k in missing])
+            if any(len(s) for s in sents):
                 raise MtevalError(f"the parser gave no arc scores ({self.processors}); EDPM needs the "
                                   f"biaffine graph parser (depparse)")
             labels = next(iter(found.values())).labels if found else ()
@@ -89,22 +98,31 @@ class Annotator:
 
     def _ensure(self, texts: Sequence[str]) -> list[str]:
         """Clean the texts, parse the distinct ones not cached, return each text's key."""
-        todo: dict[str, str] = {}
         new = [t for t in dict.fromkeys(texts) if t not in self._keys]
         for raw, text in zip(new, self._clean(new), strict=True):
             key = self._keys[raw] = cache_key(text, self.language, self._identity, self.processors)
-            if key not in self.cache and key not in todo:
-                todo[key] = text
-        items = list(todo.items())
-        size = self.batch_size if self.workers == 1 else max(1, min(self.batch_size, -(-len(items) // self.workers)))
-        batches = [items[start: start + size] for start in range(0, len(items), size)]
-        if self.workers > 1 and len(batches) > 1:
-            self._parse_parallel(batches)
-        else:
-            for batch in batches:
-                nonempty = [t for _, t in batch if t]
-                self._commit(batch, self._get_parser().parse(nonempty) if nonempty else [])
+            self._texts[key] = text
+            self._raw.setdefault(key, raw)
+        self._parse_missing({self._keys[t] for t in texts})
         return [self._keys[t] for t in texts]
+
+    def _parse_missing(self, keys: set[str]) -> None:
+        """Parse and cache the keys not in the cache, holding the cache's lock (a concurrent run
+        on the same cache waits, then finds what the other one parsed and parses only the rest)."""
+        if all(k in self.cache for k in keys):
+            return
+        with self.cache.locked():
+            self.cache.refresh()
+            todo = sorted((k, self._texts[k]) for k in keys if k not in self.cache)
+            size = self.batch_size if self.workers == 1 else \
+                max(1, min(self.batch_size, -(-len(todo) // self.workers)))
+            batches = [todo[start: start + size] for start in range(0, len(todo), size)]
+            if self.workers > 1 and len(batches) > 1:
+                self._parse_parallel(batches)
+            else:
+                for batch in batches:
+                    nonempty = [t for _, t in batch if t]
+                    self._commit(batch, self._get_parser().parse(nonempty) if nonempty else [])
 
     def _clean(self, texts: Sequence[str]) -> list[str]:
         """Prepare distinct texts; warn (once per call) about what was changed."""
