@@ -108,13 +108,26 @@ def test_missing_segment_is_damage_not_a_silent_nan(experiment: Path) -> None:
     assert oq(experiment).returncode == 0
 
 
-def test_nan_segment_means_no_score(experiment: Path) -> None:
+def test_flipped_digit_is_caught_by_the_digest_then_recomputed(experiment: Path) -> None:
     path = bleu_file(experiment)
-    replace_segment(path, 7, '<S n="7">nan</S>')
-    result = oq(experiment, "-M", "BLEU", "-S", "UEdin", "-T", "6-8")
+    clean = oq(experiment).stdout
+    text = path.read_text(encoding="utf-8")
+    line = next(ln for ln in text.splitlines() if '<S n="7">' in ln)
+    digit = next(i for i, c in enumerate(line) if c.isdigit() and i > line.index(">"))
+    flipped = line[:digit] + str((int(line[digit]) + 1) % 10) + line[digit + 1:]
+    path.write_text(text.replace(line, flipped), encoding="utf-8")
+    assert_user_error(oq(experiment), str(path), "do not match the file's digest")
+    rerun = run("iqsetup", str(experiment))
+    assert rerun.returncode == 0 and "damaged score file" in rerun.stderr, rerun.stderr
+    assert oq(experiment).stdout == clean
+
+
+def test_nan_segment_of_a_user_file_means_no_score(experiment: Path) -> None:
+    drop_in(experiment, user_file([0.25] * 6 + ["nan"] + [0.25] * 93))
+    result = oq(experiment, "-M", "MINE", "-S", "UEdin", "-T", "6-8")
     assert result.returncode == 0, result.stderr
     scores = [line.split("\t")[-1] for line in result.stdout.splitlines()[1:]]
-    assert scores[1] == "nan" and scores[0] != "nan" and scores[2] != "nan"
+    assert scores == ["0.25", "nan", "0.25"]
 
 
 USER_HEADER = '<?xml version="1.0"?>\n'
@@ -126,7 +139,7 @@ def drop_in(config: Path, body: str, name: str = "MINE.xml", target: str = "UEdi
     return path
 
 
-def user_file(scores: list[float]) -> str:
+def user_file(scores: list[float | str]) -> str:
     segs = "".join(f'<S n="{i}">{v}</S>' for i, v in enumerate(scores, 1))
     return f'<IQ metric="MINE" score="0.5"><DOC id="UNKNOWN_DOC">{segs}</DOC></IQ>'
 

@@ -37,8 +37,10 @@ FILE_MODE = 0o666 & ~_umask()  # new files as open() would make them: 0644 under
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` durably: temporary file in the same folder, fsync, rename, fsync
-    of the folder. The file gets the umask's mode (shared caches stay readable by the team).
+    """Write ``data`` to ``path`` durably: temporary file in the same folder, fsync, rename. A
+    renamed file therefore never holds partial data, even after a power loss; the folder is not
+    fsynced (10 ms a file here), so a power loss may undo a rename, and the next run computes that
+    file again. The file gets the umask's mode (shared caches stay readable by the team).
     A failed write (disk full, permissions) removes the temporary file and raises CacheError."""
     tmp: str | None = None
     try:
@@ -51,20 +53,11 @@ def atomic_write(path: Path, data: bytes) -> None:
             os.fsync(f.fileno())
         os.replace(tmp, path)
         tmp = None
-        _fsync_dir(path.parent)
     except OSError as exc:
         raise CacheError(f"cannot write: {exc.strerror or exc}", path) from None
     finally:
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)
-
-
-def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def check_writable(root: Path) -> None:
@@ -160,8 +153,8 @@ class ScoreCache:
         if path is None:
             return False
         header = read_header(path)
-        if header.get("signature") != signature or header.get("inputs") != inputs:
-            return False
+        if header.get("signature") != signature or header.get("inputs") != inputs or "digest" not in header:
+            return False  # other settings or texts, or written before files carried a digest
         try:
             parse(path, n_segments)
         except CacheError as exc:

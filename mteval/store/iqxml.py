@@ -19,6 +19,7 @@ network, and rejects files that declare entities.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import math
 import zlib
 from collections import Counter
@@ -56,22 +57,32 @@ def _fmt(value: float) -> str:
     return repr(float(value)) if math.isfinite(value) else "nan"
 
 
+def content_digest(scores: ScoreSet) -> str:
+    """sha256 of every score as written (system, documents in file order, segments): a computed
+    file whose digest does not match was damaged after it was written (a flipped digit)."""
+    parts = [_fmt(scores.system)] + [f"{doc}={_fmt(v)}" for doc, v in scores.documents.items()]
+    parts += [_fmt(v) for v in scores.segments]
+    return "sha256:" + hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
+
+
 def to_xml(score_file: ScoreFile, doc_ids: tuple[str, ...]) -> bytes:
     """Serialise scores; ``doc_ids`` gives the document of every segment (in order).
 
     Every segment gets an ``<S>`` (``nan`` where the metric has no score), so a file with fewer
-    is recognisably damaged.
+    is recognisably damaged; ``digest`` covers every value written.
     """
     s = score_file.scores
+    written = ScoreSet(s.system, {doc: s.documents.get(doc, math.nan) for doc in dict.fromkeys(doc_ids)},
+                       s.segments)
     root = etree.Element("IQ", metric=score_file.metric, target=score_file.target, ref=score_file.refset,
-                         score=_fmt(s.system), n_docs=str(len(s.documents)), n_segments=str(len(s.segments)),
-                         signature=score_file.signature, inputs=score_file.inputs)
+                         score=_fmt(s.system), n_docs=str(len(written.documents)), n_segments=str(len(s.segments)),
+                         signature=score_file.signature, inputs=score_file.inputs, digest=content_digest(written))
     sizes = Counter(doc_ids)
     docs: dict[str, etree._Element] = {}
     for number, (doc, value) in enumerate(zip(doc_ids, s.segments, strict=True), start=1):
         if doc not in docs:
             docs[doc] = etree.SubElement(root, "DOC", id=doc, n=str(len(docs) + 1), n_segments=str(sizes[doc]),
-                                         score=_fmt(s.documents.get(doc, math.nan)))
+                                         score=_fmt(written.documents[doc]))
         etree.SubElement(docs[doc], "S", n=str(number)).text = _fmt(value)
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
 
@@ -202,6 +213,8 @@ def parse(path: Path, n_segments: int | None = None) -> ScoreFile:
     segments = _segments(reader.values, n_segments, path)
     target = root.get("target") or root.get("hyp") or ""
     scores = ScoreSet(_number(root.get("score"), path, None, "score"), reader.documents, segments)
+    if "digest" in root and root["digest"] != content_digest(scores):
+        raise CacheError("scores do not match the file's digest (damaged after it was written)", path)
     return ScoreFile(root.get("metric", ""), target, root.get("ref", ""), scores,
                      root.get("signature", ""), root.get("inputs", ""))
 
