@@ -125,6 +125,52 @@ def skip_bigrams(tokens: tuple[str, ...]) -> Counter:
     return Counter(f"{a} {b}" for i, a in enumerate(tokens) for b in tokens[i + 1:])
 
 
+SKIP_COUNTER_MAX = 200  # tokens; longer segments count skip-bigram hits without a Counter of pairs
+SKIP_BLOCK = 256  # first-token types per block of :func:`skip_hits_blocked`
+
+
+def pair_count(n: int) -> int:
+    """Number of skip bigrams (ordered pairs i < j) of ``n`` tokens: ``sum(skip_bigrams(t).values())``."""
+    return n * (n - 1) // 2
+
+
+def skip_hits(model: tuple[str, ...], peer: tuple[str, ...]) -> int:
+    """Clipped skip-bigram hits ``sum over pairs (a, b) of min(count_model, count_peer)`` (Lin 2004,
+    eq. 8): from the cached pair Counters for short segments, else :func:`skip_hits_blocked` (the
+    same number in O((|model| + |peer|) x shared types) time and bounded memory, where the Counters
+    grow with the square of the length: 12.5 M pairs for 5,000 words)."""
+    if max(len(model), len(peer)) <= SKIP_COUNTER_MAX:
+        return clipped_hits(skip_bigrams(model), skip_bigrams(peer))
+    return skip_hits_blocked(model, peer)
+
+
+def _pair_counts(seq: np.ndarray, first: np.ndarray, n_types: int) -> np.ndarray:
+    """``out[b, a]`` = pairs i < j with ``seq[i] = first[a]`` and ``seq[j] = b`` (ids < n_types)."""
+    before = np.cumsum(seq[:, None] == first[None, :], axis=0, dtype=np.int64)
+    before = np.vstack([np.zeros((1, len(first)), dtype=np.int64), before[:-1]])  # strictly before j
+    out = np.zeros((n_types, len(first)), dtype=np.int64)
+    np.add.at(out, seq, before)
+    return out
+
+
+def skip_hits_blocked(model: Sequence[str], peer: Sequence[str], block: int = SKIP_BLOCK) -> int:
+    """Clipped skip-bigram hits by blocks of first-token types over the types both sides share
+    (a pair with any other token cannot match); per block two ``(types x block)`` count tables."""
+    shared = sorted(set(model) & set(peer))
+    if not shared:
+        return 0
+    index = {t: i for i, t in enumerate(shared)}
+    seq_m = np.fromiter((index[t] for t in model if t in index), dtype=np.int64)
+    seq_p = np.fromiter((index[t] for t in peer if t in index), dtype=np.int64)
+    hits = 0
+    for lo in range(0, len(shared), block):
+        first = np.arange(lo, min(lo + block, len(shared)))
+        counts_m = _pair_counts(seq_m, first, len(shared))
+        counts_p = _pair_counts(seq_p, first, len(shared))
+        hits += int(np.minimum(counts_m, counts_p).sum())
+    return hits
+
+
 def clipped_hits(model: Counter, peer: Counter) -> int:
     """Sum over reference grams of min(count in reference, count in hypothesis) (Lin 2004, eq. 1)."""
     if len(peer) < len(model):
@@ -153,46 +199,81 @@ def wlcs_hit(model: Sequence[str], peer: Sequence[str], weight: float = WEIGHT) 
     Lin (2004), eq. 5-6: dynamic programme with f(k) = k^weight for k consecutive matches; the
     traceback prefers "up" on ties, as the script does; the hit sums f(run length) over the runs of
     consecutive marked positions of the reference.
+
+    Bounded: the table is computed one row at a time with numpy (:func:`_wlcs_row`) and only the
+    traceback moves are kept, two bits per cell (5,000 x 5,000 words: 6 MB); time O(m n).
     """
     m, n = len(model), len(peer)
     if m == 0 or n == 0:
         return 0.0
-    c = [[0.0] * (n + 1) for _ in range(m + 1)]
-    run = [[0] * (n + 1) for _ in range(m + 1)]
-    back = [[0] * (n + 1) for _ in range(m + 1)]  # 1 diagonal, 2 up, 3 left
+    ids: dict[str, int] = {}
+    peer_ids = np.fromiter((ids.setdefault(t, len(ids)) for t in peer), dtype=np.int64, count=n)
+    power = np.array([k ** weight for k in range(min(m, n) + 2)])  # Python's float pow, as before
+    c = np.zeros(n + 1)
+    run = np.zeros(n + 1, dtype=np.int64)
+    diagonal = np.zeros((m + 1, (n + 8) // 8), dtype=np.uint8)  # packed: move 1 (diagonal)
+    up = np.zeros((m + 1, (n + 8) // 8), dtype=np.uint8)  # packed: move 2 (up); neither: 3 (left)
     for i in range(1, m + 1):
-        ci, cu, ri, ru, bi, tok = c[i], c[i - 1], run[i], run[i - 1], back[i], model[i - 1]
-        for j in range(1, n + 1):
-            if tok == peer[j - 1]:
-                k = ru[j - 1]
-                ci[j] = cu[j - 1] + (k + 1) ** weight - k ** weight
-                ri[j] = k + 1
-                bi[j] = 1
-            elif cu[j] >= ci[j - 1]:
-                ci[j] = cu[j]
-                bi[j] = 2
-            else:
-                ci[j] = ci[j - 1]
-                bi[j] = 3
-    marked = [False] * m
-    i, j = m, n
-    while i and j:
-        move = back[i][j]
-        if move == 1:
-            i, j = i - 1, j - 1
-            marked[i] = True
-        elif move == 2:
-            i -= 1
-        else:
-            j -= 1
-    hit, length = 0.0, 0
+        hit = np.zeros(n + 1, dtype=bool)
+        hit[1:] = peer_ids == ids.get(model[i - 1], -1)
+        c, run, up_move = _wlcs_row(c, run, hit, power)
+        diagonal[i] = np.packbits(hit)
+        up[i] = np.packbits(up_move)
+    marked = _wlcs_marks(diagonal, up, m, n)
+    hit_sum, length = 0.0, 0
     for flag in marked + [False]:
         if flag:
             length += 1
         elif length:
-            hit += length ** weight
+            hit_sum += length ** weight
             length = 0
-    return hit
+    return hit_sum
+
+
+def _wlcs_row(prev: np.ndarray, prev_run: np.ndarray, hit: np.ndarray,
+              power: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One row of ROUGE-1.5.5's WLCS table from the previous one (columns 0..n, ``hit[0]`` False).
+
+    A match cell is ``prev[j-1] + f(k+1) - f(k)`` (evaluated left to right, as the script does);
+    any other cell is ``max(up, left)`` ("up" on ties), i.e. a running maximum of the ``up``
+    values that restarts at every match cell (the table is not monotone, so a match may lower
+    it). The restarting maximum is one ``maximum.accumulate`` over exact integer keys
+    ``segment * (n+1) + rank of the value``. Returns the row, its run lengths and the "up" moves.
+    """
+    n1 = len(prev)
+    k = np.zeros(n1, dtype=np.int64)
+    k[1:] = prev_run[:-1]
+    start = np.zeros(n1)
+    start[1:] = prev[:-1]
+    start = np.where(hit, start + power[np.minimum(k + 1, len(power) - 1)] - power[np.minimum(k, len(power) - 1)],
+                     np.where(np.arange(n1) == 0, 0.0, prev))
+    values, rank = np.unique(start, return_inverse=True)
+    segment = np.cumsum(hit)  # column 0 opens segment 0, every match cell a new one
+    key = np.maximum.accumulate(segment * np.int64(n1) + rank.reshape(-1))
+    row = values[key % n1]
+    run = np.where(hit, k + 1, 0)
+    left = np.zeros(n1)
+    left[1:] = row[:-1]
+    up_move = ~hit & (prev >= left)
+    up_move[0] = False
+    return row, run, up_move
+
+
+def _wlcs_marks(diagonal: np.ndarray, up: np.ndarray, m: int, n: int) -> list[bool]:
+    """ROUGE-1.5.5's ``markLCS`` traceback over the packed moves: the marked model positions."""
+    marked = [False] * m
+    i, j = m, n
+    while i and j:
+        byte, bit = divmod(j, 8)
+        mask = 0x80 >> bit
+        if diagonal[i, byte] & mask:
+            i, j = i - 1, j - 1
+            marked[i] = True
+        elif up[i, byte] & mask:
+            i -= 1
+        else:
+            j -= 1
+    return marked
 
 
 def pair_stats(hyp: RougeText, ref: RougeText, kinds: set[str]) -> dict[str, tuple[float, float, float]]:
@@ -208,7 +289,7 @@ def pair_stats(hyp: RougeText, ref: RougeText, kinds: set[str]) -> dict[str, tup
         out["W"] = (wlcs_hit(ref.tokens, hyp.tokens), (len(ref.tokens) ** WEIGHT) ** WEIGHT,
                     len(hyp.tokens) ** WEIGHT)
     if "S" in kinds or "SU" in kinds:
-        s = (clipped_hits(ref.skip, hyp.skip), sum(ref.skip.values()), sum(hyp.skip.values()))
+        s = (skip_hits(ref.tokens, hyp.tokens), pair_count(len(ref.tokens)), pair_count(len(hyp.tokens)))
         out["S"] = s
         if "SU" in kinds:
             u_ref, u_hyp = ref.skip_unigrams, hyp.skip_unigrams
