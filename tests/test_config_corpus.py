@@ -223,11 +223,11 @@ def test_alias_bomb_is_refused_fast(tmp_path: Path, where: str) -> None:
     else:
         text = experiment(metrics="*l9", head=f"cache: cache\nsets:\n{bomb}")
     started = time.perf_counter()
-    with pytest.raises(ConfigError, match="expands to more than"):
+    with pytest.raises(ConfigError, match="once its aliases are expanded"):
         load(write(tmp_path, text, "direct.yaml"))
     assert time.perf_counter() - started < 2.0
     (tmp_path / "direct.yaml").unlink()
-    error = refuse(tmp_path, text, "expands to more than", "alias bomb")
+    error = refuse(tmp_path, text, "once its aliases are expanded", "alias bomb")
     assert len(error) < 300
 
 
@@ -245,7 +245,7 @@ def test_huge_file_is_refused_fast(tmp_path: Path) -> None:
 
 def test_big_scalars_repeated_by_aliases(tmp_path: Path) -> None:
     text = experiment(extra=f"sets:\n  big: &big '{'x' * 500_000}'\n  many: [{', '.join(['*big'] * 20)}]\n")
-    refuse(tmp_path, text, "expands to more than", "characters")
+    refuse(tmp_path, text, "once its aliases are expanded", "characters")
 
 
 @pytest.mark.parametrize("text", ["a: " + "[" * 5000 + "]" * 5000 + "\n", "a:\n" + "- " * 5000 + "x\n",

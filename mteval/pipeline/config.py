@@ -255,8 +255,8 @@ def _inspect(root: yaml.Node, loader: _Loader, path: Path) -> None:
         if isinstance(node, yaml.ScalarNode):
             chars += len(node.value)
             if chars > MAX_CHARS:
-                raise ConfigError(f"the YAML expands to more than {MAX_CHARS >> 20} Mi characters (aliases "
-                                  "repeating big values?); an experiment file is small", path,
+                raise ConfigError(f"the YAML holds more than {MAX_CHARS >> 20} Mi characters once its aliases are "
+                                  "expanded (aliases repeating big values?); an experiment file is small", path,
                                   node.start_mark.line + 1)
             continue
         if isinstance(node, yaml.MappingNode):
@@ -268,8 +268,9 @@ def _inspect(root: yaml.Node, loader: _Loader, path: Path) -> None:
             children = list(node.value)
         nodes += len(children)
         if nodes > MAX_NODES:
-            raise ConfigError(f"the YAML expands to more than {MAX_NODES} nodes (an alias bomb or a "
-                              "recursive alias?); an experiment file is small", path, node.start_mark.line + 1)
+            raise ConfigError(f"the YAML holds more than {MAX_NODES} values once its aliases are expanded (an "
+                              "alias bomb or a recursive alias?); an experiment file is small", path,
+                              node.start_mark.line + 1)
         stack.extend(children)
 
 
