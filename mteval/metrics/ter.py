@@ -23,6 +23,7 @@ repeated segments are computed once.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -37,11 +38,13 @@ MAX_SHIFT_SIZE = 10
 MAX_SHIFT_DIST = 50
 BEAM_WIDTH = 25
 MAX_SHIFT_CANDIDATES = 1000
+MAX_CACHE_CELLS = 1_000_000  # beam cells kept in BeamEditDistance's prefix cache (about 50 MB at most)
 _INF = 10 ** 16
 # Edit operations (rewriting the hypothesis into the reference).
 _NOP, _SUB, _DEL, _INS = 0, 1, 2, 3  # DEL consumes a hypothesis word, INS a reference word
 
 Words = tuple[int, ...]
+Row = tuple[int, list[int], list[int]]  # first column of the beam, costs, operations
 
 
 def _beam(n_hyp: int, n_ref: int) -> tuple[float, int]:
@@ -59,20 +62,68 @@ def _full_beam(n_hyp: int, n_ref: int) -> bool:
 
 
 class BeamEditDistance:
-    """Beam-limited word Levenshtein distance to one reference, with a prefix cache of matrix rows.
+    """Beam-limited word Levenshtein distance to one reference, with a bounded prefix cache of rows.
 
-    Rows depend only on the hypothesis prefix (and its total length, constant while shifting),
-    so candidate shifts that keep a prefix reuse its rows.
+    Memory is bounded per segment: a matrix row keeps only the cells of its beam (``Row``: first
+    column, costs, operations; cells outside it are infinite, as in tercom's band), so one call
+    holds O(n_hyp x beam) cells; the prefix trie of rows reused across candidate shifts (rows depend
+    only on the hypothesis prefix and its total length, constant while shifting) holds at most
+    ``MAX_CACHE_CELLS`` cells: a row that would pass that budget is not cached, except the rows of
+    the hypothesis being shifted (the *base*, ``keep=True``), which replace the whole cache then.
+    This is sacreBLEU's ``_MAX_CACHE_SIZE`` trie with full rows replaced by beam rows. Neither the
+    cache nor :meth:`distance`'s early stop changes a number: both give the exact beam distance.
     """
 
     def __init__(self, ref: Words) -> None:
         self.ref = ref
         self.n_ref = len(ref)
-        self.first = ([j for j in range(self.n_ref + 1)], [_INS] * (self.n_ref + 1))
+        self.first: Row = (0, list(range(self.n_ref + 1)), [_INS] * (self.n_ref + 1))
         self.cache: dict[int, Any] = {}
+        self.cells = 0
+        self.base: list[Row] = []
 
-    def __call__(self, hyp: Words) -> tuple[int, list[int]]:
-        """Edit distance and the operation trace (list of ``_NOP/_SUB/_DEL/_INS``)."""
+    def __call__(self, hyp: Words, keep: bool = False) -> tuple[int, list[int]]:
+        """Edit distance and the operation trace (list of ``_NOP/_SUB/_DEL/_INS``).
+
+        ``keep``: ``hyp`` is the new base (its rows are cached, and :meth:`distance` compares with them).
+        """
+        rows = self._lookup(hyp)
+        start = len(rows) - 1
+        ratio, beam = _beam(len(hyp), self.n_ref)
+        for i in range(start + 1, len(hyp) + 1):
+            rows.append(self._row(hyp, i, rows[i - 1], ratio, beam))
+        self._store(hyp, rows, start, keep)
+        if keep:
+            self.base = rows
+        return _final(rows[-1], self.n_ref), self._trace(rows)
+
+    def distance(self, hyp: Words, same_from: int, cap: int) -> int:
+        """Edit distance of a candidate equal to the base from word ``same_from`` on, if at most
+        ``cap``; otherwise some number above ``cap`` (the candidate cannot win then).
+
+        From a row at or after ``same_from`` on, both hypotheses go through the same (min, +) steps,
+        so if that row is the base's row plus ``d`` on every finite cell (with the same infinite
+        cells), ``d`` between ``lo`` and ``hi``, the distance is between the base's plus ``lo`` and
+        plus ``hi``: exact when ``lo == hi``, above ``cap`` when the base's plus ``lo`` is.
+        """
+        base = self.base
+        base_score = _final(base[-1], self.n_ref)
+        rows = self._lookup(hyp)
+        start = len(rows) - 1
+        ratio, beam = _beam(len(hyp), self.n_ref)
+        for i in range(start, len(hyp) + 1):
+            if i > start:
+                rows.append(self._row(hyp, i, rows[i - 1], ratio, beam))
+            if i >= same_from:
+                offsets = _offsets(rows[i], base[i])
+                if offsets is not None and (offsets[0] == offsets[1] or base_score + offsets[0] > cap):
+                    self._store(hyp[:i], rows, start, False)
+                    return base_score + offsets[0]
+        self._store(hyp, rows, start, False)
+        return _final(rows[-1], self.n_ref)
+
+    def _lookup(self, hyp: Words) -> list[Row]:
+        """The cached rows of the longest cached prefix of ``hyp`` (with the first row)."""
         rows = [self.first]
         node = self.cache
         for word in hyp:
@@ -81,49 +132,66 @@ class BeamEditDistance:
                 break
             node, row = hit
             rows.append(row)
-        start = len(rows) - 1
-        self._fill(hyp, rows, start)
+        return rows
+
+    def _store(self, hyp: Words, rows: list[Row], start: int, keep: bool) -> None:
+        """Cache rows ``start+1 .. len(hyp)`` of ``hyp`` within the budget (all of them, if ``keep``)."""
+        new_cells = sum(len(row[1]) for row in rows[start + 1:len(hyp) + 1])
+        if self.cells + new_cells > MAX_CACHE_CELLS:
+            if not keep:
+                return
+            self.cache, self.cells, start = {}, 0, 0
+            new_cells = sum(len(row[1]) for row in rows[1:len(hyp) + 1])
+        self.cells += new_cells
+        node = self.cache
+        for i in range(start):
+            node = node[hyp[i]][0]
         for i in range(start, len(hyp)):
             child: dict[int, Any] = {}
             node[hyp[i]] = (child, rows[i + 1])
             node = child
-        return rows[-1][0][-1], self._trace(rows)
 
-    def _fill(self, hyp: Words, rows: list, start: int) -> None:
-        """Compute rows ``start+1 .. len(hyp)`` inside the beam (tercom's pseudo-diagonal)."""
-        n_hyp, n_ref, ref = len(hyp), self.n_ref, self.ref
-        ratio, beam = _beam(n_hyp, n_ref)
-        for i in range(start + 1, n_hyp + 1):
-            prev_cost = rows[i - 1][0]
-            cost = [_INF] * (n_ref + 1)
-            ops = [-1] * (n_ref + 1)
-            diag = math.floor(i * ratio)
-            lo = max(0, diag - beam)
-            hi = n_ref + 1 if i == n_hyp else min(n_ref + 1, diag + beam)
-            word = hyp[i - 1]
-            if lo == 0 and hi > 0:
-                cost[0], ops[0] = prev_cost[0] + 1, _DEL
-                lo = 1
-            for j in range(lo, hi):
-                if word == ref[j - 1]:
-                    best, op = prev_cost[j - 1], _NOP
-                else:
-                    best, op = prev_cost[j - 1] + 1, _SUB
-                c = prev_cost[j] + 1
-                if c < best:
-                    best, op = c, _DEL
-                c = cost[j - 1] + 1
-                if c < best:
-                    best, op = c, _INS
-                cost[j], ops[j] = best, op
-            rows.append((cost, ops))
+    def _row(self, hyp: Words, i: int, previous: Row, ratio: float, beam: int) -> Row:
+        """Row ``i`` inside the beam (tercom's pseudo-diagonal), from row ``i - 1``."""
+        n_ref, ref = self.n_ref, self.ref
+        diag = math.floor(i * ratio)
+        lo = max(0, diag - beam)
+        hi = n_ref + 1 if i == len(hyp) else min(n_ref + 1, diag + beam)
+        prev = _window(previous, lo - 1, hi)  # previous row's costs at columns lo-1 .. hi-1
+        cost: list[int] = []
+        ops: list[int] = []
+        left = _INF  # this row's cost one column to the left (infinite left of the beam)
+        first = lo
+        if lo == 0:
+            left = prev[1] + 1
+            cost.append(left)
+            ops.append(_DEL)
+            first = 1
+        word = hyp[i - 1]
+        k = first - lo
+        for r, diagonal, up in zip(ref[first - 1:hi - 1], prev[k:], prev[k + 1:]):
+            if word == r:
+                best, op = diagonal, _NOP
+            else:
+                best, op = diagonal + 1, _SUB
+            if up + 1 < best:
+                best, op = up + 1, _DEL
+            if left + 1 < best:
+                best, op = left + 1, _INS
+            cost.append(best)
+            ops.append(op)
+            left = best
+        return lo, cost, ops
 
-    def _trace(self, rows: list) -> list[int]:
-        """Operations along the best path, from the start."""
+    def _trace(self, rows: list[Row]) -> list[int]:
+        """Operations along the best path, from the start (it stays in the beam: its cells are finite)."""
         i, j = len(rows) - 1, self.n_ref
         trace = []
         while i > 0 or j > 0:
-            op = rows[i][1][j]
+            lo, _, ops = rows[i]
+            if j < lo:
+                raise AssertionError(f"TER trace left the beam at row {i}, column {j}")
+            op = ops[j - lo]
             trace.append(op)
             if op == _NOP or op == _SUB:
                 i -= 1
@@ -134,6 +202,38 @@ class BeamEditDistance:
                 i -= 1
         trace.reverse()
         return trace
+
+
+def _final(row: Row, n_ref: int) -> int:
+    """The cost at the last column of a row."""
+    return row[1][n_ref - row[0]]
+
+
+def _offsets(row: Row, base: Row) -> tuple[int, int] | None:
+    """Least and greatest ``row - base`` over finite cells, None unless both rows are infinite alike."""
+    if row[0] != base[0] or len(row[1]) != len(base[1]):
+        return None
+    cost, other = row[1], base[1]
+    if cost == other:
+        return 0, 0
+    if max(cost) >= _INF or max(other) >= _INF:
+        if any((x >= _INF) != (y >= _INF) for x, y in zip(cost, other)):
+            return None
+        diffs = [x - y for x, y in zip(cost, other) if x < _INF]
+        return (min(diffs), max(diffs)) if diffs else None
+    diffs = list(map(operator.sub, cost, other))
+    return min(diffs), max(diffs)
+
+
+def _window(row: Row, lo: int, hi: int) -> list[int]:
+    """Costs of ``row`` at columns ``lo .. hi-1``, infinite outside the row's beam."""
+    start, cost = row[0], row[1]
+    end = start + len(cost)
+    if lo >= start and hi <= end:
+        return cost[lo - start:hi - start]
+    inner = cost[max(lo, start) - start:max(min(hi, end), start) - start] if lo < end and hi > start else []
+    before = min(max(start - lo, 0), hi - lo)
+    return [_INF] * before + inner + [_INF] * (hi - lo - before - len(inner))
 
 
 def _alignment(trace: list[int]) -> tuple[dict[int, int], list[int], list[int]]:
@@ -185,10 +285,21 @@ def _matching_blocks(hyp: Words, ref: Words) -> Iterator[tuple[int, int, int]]:
                     break
 
 
+def _needed_gain(best: tuple[int, int, int, int] | None, rank: tuple[int, int, int]) -> int:
+    """Least gain with which a candidate ranked ``rank`` (length, -start, -target) beats ``best``.
+
+    Only a positive gain is ever applied, so a candidate needs at least 1 (tercom stops at a best
+    gain <= 0 whichever candidate it is).
+    """
+    if best is None:
+        return 1
+    return best[0] if (best[0], *rank) > best else best[0] + 1
+
+
 def _best_shift(hyp: Words, ref: Words, dist: BeamEditDistance,
                 checked: int) -> tuple[int, Words, int]:
     """The shift that reduces the edit distance most (Snover et al. 2006, §2.1; tercom's ranking)."""
-    score, trace = dist(hyp)
+    score, trace = dist(hyp, keep=True)
     align, ref_err, hyp_err = _alignment(trace)
     best: tuple[int, int, int, int] | None = None
     full = _full_beam(len(hyp), len(ref))
@@ -213,11 +324,12 @@ def _best_shift(hyp: Words, ref: Words, dist: BeamEditDistance,
             checked += 1
             cost = Levenshtein.distance(shifted, ref)  # exact; a lower bound of the beam distance
             if not full:
-                if best is not None and (score - cost, length, -sh, -idx) <= best:
+                need = _needed_gain(best, (length, -sh, -idx))
+                if score - cost < need:
                     continue  # cannot beat the best shift even at the lower bound
-                cost = dist(shifted)[0]
+                cost = dist.distance(shifted, max(sh, idx) + length, score - need)
             key = (score - cost, length, -sh, -idx)
-            if best is None or key > best:
+            if key[0] > 0 and (best is None or key > best):
                 best, best_words = key, shifted
         if checked >= MAX_SHIFT_CANDIDATES:
             break
