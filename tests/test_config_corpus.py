@@ -194,6 +194,9 @@ def test_annotation_workers_must_be_a_number(tmp_path: Path) -> None:
     ("annotation: {max_words: 1.5}\n", ("annotation.max_words",)),
     ("sets: {s: [[UEdin]]}\n", ("key 'sets.s'", "members are names or segment numbers")),
     ("sets: [UEdin]\n", ("key 'sets'", "expected a mapping")),
+    ("sets: {m: []}\n", ("key 'sets.m'", "the set is empty")),  # iqeval -doQUEEN -M m: a traceback
+    ("sets: {t: ' , '}\n", ("key 'sets.t'", "the set is empty")),  # iqeval -doOQ -T t: a traceback
+    ("sets: {s: ['']}\n", ("key 'sets.s'", "empty name")),
     ("case: yes\n", ("key 'case'", "True is not one of cs, ci")),
     ("name: [x]\n", ("key 'name'", "is not a string")),
     ("cache: [x]\n", ("key 'cache'", "expected a path")),
@@ -343,6 +346,7 @@ def test_legacy_same_file_name_twice(tmp_path: Path) -> None:
     ("ref=/tmp/..", ("exp.config", "key 'references'", "is not allowed")),
     ("ref=" + str(ENDE / "sys" / "UEdin.de"), ("exp.config", "also a reference name")),
     ("trglang=de de", ("exp.config", "key 'language'")),
+    ("some_metrics=", ("exp.config:4:", "key 'sets.some_metrics'", "the set is empty")),
 ])
 def test_legacy_refusals(tmp_path: Path, line: str, fragments: tuple[str, ...]) -> None:
     refuse_load(_legacy(tmp_path, line), *fragments)

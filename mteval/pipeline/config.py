@@ -415,16 +415,23 @@ def _sets(data: dict, path: Path) -> dict[str, tuple[str, ...] | str]:
 
 
 def _set_members(name: str, members: Any, path: Path, line: int | None) -> tuple[str, ...] | str:
-    """A set: a range string, or a list of names or segment numbers."""
+    """A set: a range string, or a list of names or segment numbers; never empty (an empty selection
+    has no meaning, and iqeval's measures need at least one item)."""
     if isinstance(members, str):
+        if not members.replace(",", " ").strip():
+            raise _err(path, f"sets.{name}", "the set is empty; list at least one item", line)
         return members
     if not isinstance(members, list):
         raise _err(path, f"sets.{name}", f"expected a list or a range string like '1-3, 10', got "
                    f"{quote(members)}", line)
+    if not members:
+        raise _err(path, f"sets.{name}", "the set is empty; list at least one item", line)
     for member in members:
         if isinstance(member, bool) or not isinstance(member, (str, int)):
             raise _err(path, f"sets.{name}", f"members are names or segment numbers; {quote(member)} is "
                        f"{_kind(member)} (quote it if it is a name)", line)
+        if isinstance(member, str) and not member.strip():
+            raise _err(path, f"sets.{name}", "a member is an empty name", line)
     return tuple(str(m) for m in members)
 
 
