@@ -110,6 +110,14 @@ def test_yaml_merge_keys_still_override(tmp_path: Path) -> None:
     assert [(s.path.name, s.format) for s in systems] == [("UEdin.de", "plain"), ("Online-W.de", "plain")]
 
 
+def test_null_optional_keys_take_their_defaults(tmp_path: Path) -> None:
+    text = experiment(head="cache: ~\nname: ~\nlanguage: ~\nformat: ~\ncase: ~\nsource: ~\n",
+                      extra="sets: ~\nannotation: {cache: ~, workers: ~}\nhybridize: ~\n")
+    loaded = load(write(tmp_path, text))
+    assert (loaded.cache, loaded.name, loaded.language) == (tmp_path / "exp-cache", "exp", "en")
+    assert (loaded.source, loaded.sets, loaded.annotation, loaded.hybridize) == (None, {}, {}, None)
+
+
 # --- names that become cache folders --------------------------------------------------------------
 
 BAD_NAMES = ["..", ".", "a/b", "a b", "$(rm -rf x)", ";", ".hidden", "x" * 300]

@@ -3,7 +3,8 @@
 
 Validated once at load time; every error is one line naming the file, the line (where known), the
 key and the allowed values, and quotes values cut to :data:`QUOTE_CHARS` characters. Relative
-paths resolve against the config file's folder.
+paths resolve against the config file's folder. An optional key given as null (``~``) takes its
+default.
 
 Limits (an experiment file is a few KiB; anything far bigger is a mistake or an attack):
 
@@ -443,13 +444,21 @@ def _choice(data: dict, key: str, allowed: tuple[str, ...], default: str | None,
 
 
 def _language(data: dict, path: Path) -> str:
-    value, line = data.get("language", "en"), _line(data, "language")
+    value, line = data.get("language"), _line(data, "language")
+    if value is None:  # omitted or null: English
+        return "en"
     if not isinstance(value, str):
         raise _err(path, "language", f"expected a language code such as en, de or zh-hans; {not_a_string(value)}",
                    line)
     if not _LANGUAGE.match(value):
         raise _err(path, "language", f"expected a language code such as en, de or zh-hans, got {quote(value)}", line)
     return value
+
+
+def _or_default(data: dict, key: str, default: Any) -> Any:
+    """``data[key]``, or ``default`` when the key is omitted or null (``~``)."""
+    value = data.get(key)
+    return default if value is None else value
 
 
 def _experiment_name(data: dict, path: Path) -> str:
@@ -526,7 +535,8 @@ def _from_mapping(data: Any, path: Path) -> Experiment:
         source = TextSpec("source", _resolve(path.parent, data["source"], "source", path, _line(data, "source")), fmt)
     experiment = Experiment(
         name=_experiment_name(data, path), config_path=path,
-        cache=_resolve(path.parent, data.get("cache", f"{path.stem}-cache"), "cache", path, _line(data, "cache")),
+        cache=_resolve(path.parent, _or_default(data, "cache", f"{path.stem}-cache"), "cache", path,
+                       _line(data, "cache")),
         references=refs, systems=systems, metrics=_metric_names(data, path),
         source=source, language=_language(data, path),
         case_sensitive=None if case is None else case == "cs",
