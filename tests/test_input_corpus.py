@@ -19,9 +19,12 @@ from pathlib import Path
 import pytest
 import sacrebleu
 from helpers import ENDE, RUEN, ende_config, run
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_bad_input import assert_user_error
 
 from mteval.io.readers import read_text
+from mteval.io.sgml import parse_sgml
 
 SGML = RUEN / "sgml"
 METRICS = ["BLEU", "chrF"]
@@ -161,9 +164,10 @@ def test_bom_and_crlf_plain_files_score_as_clean(tmp_path: Path) -> None:
 
 
 def test_empty_segments_are_scored_not_dropped(tmp_path: Path) -> None:
-    """One empty segment in the middle and a file of blank lines: counted as mteval-v13a/sacreBLEU do."""
-    lines = (ENDE / "sys" / "UEdin.de").read_text(encoding="utf-8").splitlines()
+    """An empty segment in the middle (and C1 characters), a file of blank lines: as mteval-v13a/sacreBLEU."""
+    lines = (ENDE / "sys" / "UEdin.de").read_text(encoding="utf-8").split("\n")[:-1]
     lines[41] = ""
+    lines[9] = lines[9].replace(" ", "\u0085", 1) + " \x7f \x92"  # C1 and DEL are kept (U+0085: whitespace)
     systems = {"middle": str(_write(tmp_path / "middle.de", "".join(f"{x}\n" for x in lines))),
                "blank": str(_write(tmp_path / "blank.de", "\n" * 100))}
     refs = {r: str(ENDE / "refs" / f"{r}.de") for r in ("A", "C")}
@@ -220,12 +224,12 @@ def _with_line(number: int, content: bytes) -> bytes:
     (_with_line(5, b"old\rmac\rline"), ("S.txt:5", "bare carriage return", "column 4")),
     (_with_line(7, b"bin\x00ary"), ("S.txt:7", "NUL")),
     (_with_line(9, b"form\x0cfeed"), ("S.txt:9", "U+000C")),
-    (_with_line(11, "next\u0085line".encode()), ("S.txt:11", "U+0085")),
+    (_with_line(11, b"file\x1cseparator"), ("S.txt:11", "U+001C")),
     ("one\ntwo\n".encode("utf-16"), ("S.txt:1", "UTF-16")),
     (b"", ("S.txt", "is empty")),
     (b"\n".join(_LINES[:99]) + b"\n", ("S.txt", "99 segments (lines)", "A.de has 100")),
     (UEDIN + b"one more\n", ("S.txt", "101 segments (lines)", "A.de has 100")),
-], ids=["bare-cr", "nul", "form-feed", "c1-nel", "utf16", "empty", "shorter", "longer"])
+], ids=["bare-cr", "nul", "form-feed", "c0-fs", "utf16", "empty", "shorter", "longer"])
 def test_bad_plain_file(tmp_path: Path, data: bytes, fragments: tuple[str, ...]) -> None:
     _refused(tmp_path, _plain_system(tmp_path, data), *fragments)
 
@@ -237,6 +241,16 @@ def test_not_a_regular_file(tmp_path: Path) -> None:
     for path, kind in ((fifo, "is a FIFO"), (tmp_path, "is a directory"), (Path("/dev/null"), "character device")):
         config = ende_config(tmp_path, systems={"S": str(path)}, metrics=METRICS, sets={})
         _refused(tmp_path, config, str(path), kind, timeout=60)
+
+
+def test_huge_file_is_refused_before_reading(tmp_path: Path) -> None:
+    from mteval.io.plain import MAX_BYTES
+
+    huge = tmp_path / "huge.txt"
+    with huge.open("wb") as handle:
+        handle.truncate(MAX_BYTES + 1)  # sparse: no disk, and nothing read
+    config = ende_config(tmp_path, systems={"S": str(huge)}, metrics=METRICS, sets={})
+    _refused(tmp_path, config, "huge.txt", "limited to 256 MiB", timeout=60)
 
 
 def test_sysid_for_plain_text_is_refused(tmp_path: Path) -> None:
@@ -302,3 +316,27 @@ def test_long_segment_is_read_in_linear_time(tmp_path: Path) -> None:
     started = time.perf_counter()
     assert read_text(path, "S").segments == (hostile.strip(),)
     assert time.perf_counter() - started < 1.0
+
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="".join(
+    chr(c) for c in range(32) if c != 9)), max_size=40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_TEXT, st.lists(st.integers(0, 3), min_size=40, max_size=40))
+def test_sgml_escaping_round_trips(text: str, ways: list[int]) -> None:
+    """Any text, each character written raw, as an XML entity or as a decimal or hex reference, reads back."""
+    named = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"}
+    out = []
+    for char, way in zip(text, ways):
+        if way == 0 and char not in "&<":
+            out.append(char)
+        elif way == 1 and char in named:
+            out.append(named[char])
+        elif way == 3:
+            out.append(f"&#x{ord(char):X};")
+        else:
+            out.append(f"&#{ord(char)};")
+    segment = "".join(out)
+    texts = parse_sgml(_sgml_doc(f'<seg id="1">{segment}</seg>\n').splitlines(), "x.sgm")
+    assert texts[0].segments == (text.strip(),)

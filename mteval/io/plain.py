@@ -4,16 +4,21 @@ Byte-level rules, the same for plain text and SGML (each refusal names the file 
 
 - only a regular file is read: a directory, FIFO, socket or device is refused after ``os.stat``,
   before anything opens it (a FIFO would block forever), and the opened file is checked again;
+  at most ``MAX_BYTES`` (256 MiB) are read: a bigger file is refused rather than exhausting memory
+  (decoded and split, a text takes several times its size);
 - UTF-8 only (a UTF-16 byte-order mark gets its own message); a UTF-8 BOM at the start of the file
   is dropped, as ``utf-8-sig`` does (elsewhere U+FEFF is an ordinary character);
 - ``\\r\\n`` line ends are accepted and give the same segments as ``\\n``; a bare ``\\r`` (not
   before ``\\n``) is refused: an old-Mac file would otherwise be read as one segment;
-- NUL and the other C0/C1 control characters (U+0000-U+001F except TAB, U+007F-U+009F) are refused
-  with the code point. Evidence: none occurs in the real WMT/NIST data of ``../shared/data`` (25 MB,
-  9 test sets) nor in ``data/``; they mark a binary, UTF-16 or mis-decoded (cp1252) file, and
-  several of them (form feed, vertical tab, U+001C-U+001E, U+0085) are line breaks to Python's
-  ``str.splitlines`` and to XML, so they would make line-oriented tools disagree on the segments.
-  TAB and the Unicode separators U+2028/U+2029 (not control characters) are kept;
+- NUL and the other C0 control characters (U+0001-U+001F but TAB) are refused with the code point;
+  DEL and the C1 controls (U+007F-U+009F) are kept. Evidence: no C0 or C1 control character occurs
+  in the real WMT/NIST data of ``../shared/data`` (25 MB, 9 test sets) nor in ``data/``. A C0
+  control marks a binary, UTF-16 or otherwise broken file, and U+001C-U+001F would silently change
+  BLEU/NIST: they are whitespace to Python's ``str.split`` (our 13a tokenizer, sacreBLEU) but not to
+  Perl's ``\\s`` (mteval-v13a), so the token counts would differ from the reference implementation.
+  DEL and C1 (U+0085 included) are handled alike by both (U+0085 is whitespace to both, the others
+  to neither), so they score as mteval-v13a/sacreBLEU score them. TAB and the Unicode separators
+  U+2028/U+2029 are kept;
 - an empty file (0 segments) is refused; a blank line is an empty segment (scored, never dropped).
 """
 
@@ -28,8 +33,9 @@ from mteval.errors import InputError
 from mteval.io.corpus import DocumentIndex, Text
 
 BOM = "\ufeff"
-# a bare CR, NUL, and every C0/C1 control character but TAB (LF separates lines; CR before LF is a line end)
-_BAD_CHARACTER = re.compile(r"\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+MAX_BYTES = 256 << 20  # one input text; a real test set is a few MB (../shared/data/wmt21-ruen, all of it: 4 MB)
+# a bare CR, NUL, and every C0 control character but TAB (LF separates lines; CR before LF is a line end)
+_BAD_CHARACTER = re.compile(r"\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
           (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
 
@@ -57,13 +63,24 @@ def read_bytes(path: str | Path) -> bytes:
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", path) from None
     with os.fdopen(fd, "rb") as handle:
-        kind = _not_regular(os.fstat(handle.fileno()).st_mode)
+        info = os.fstat(handle.fileno())
+        kind = _not_regular(info.st_mode)
         if kind is not None:
             raise InputError(f"is {kind}, expected a regular text file", path)
+        if info.st_size > MAX_BYTES:
+            raise _too_big(path, info.st_size)
         try:
-            return handle.read()
+            data = handle.read(MAX_BYTES + 1)  # bounded even if the file grows while it is read
         except OSError as exc:
             raise InputError(f"cannot read: {exc.strerror}", path) from None
+    if len(data) > MAX_BYTES:
+        raise _too_big(path, len(data))
+    return data
+
+
+def _too_big(path: str | Path, size: int) -> InputError:
+    return InputError(f"is {size / 2**20:.0f} MiB; an input text is limited to {MAX_BYTES >> 20} MiB "
+                      "(a test set is a few MB)", path)
 
 
 def decode(data: bytes, path: str | Path) -> str:

@@ -11,8 +11,9 @@ Segment text, decided against what mteval-v13a.pl and an XML reader of the file 
 - the five XML entities (``&amp; &lt; &gt; &quot; &apos;``) are un-escaped (mteval-v13a's tokenizer
   un-escapes the first four; an XML reader all five);
 - numeric character references (``&#233;``, ``&#xE9;``) are decoded, as an XML reader does; one
-  that names no character an XML 1.0 document may hold (``&#0;``, a surrogate, beyond U+10FFFF) or
-  a control character (``&#10;`` would put a line break inside a segment) is refused with the line;
+  that names no character (a surrogate, beyond U+10FFFF) or a C0 control character that the plain
+  reader refuses raw (``&#0;``; ``&#10;`` would put a line break inside a segment) is refused with
+  the line;
 - anything else starting with ``&`` is kept as written: a raw ``&`` (real WMT data has them) and
   named HTML entities such as ``&nbsp;`` or ``&eacute;``, which are not XML (an XML reader would
   reject the file) and which mteval-v13a leaves alone too;
@@ -57,11 +58,11 @@ def attributes(text: str) -> dict[str, str]:
 
 
 def _allowed(code: int) -> bool:
-    """Whether a character reference names a character a segment may hold (XML 1.0 Char, no control)."""
+    """Whether a character reference names a character a segment may hold: one the plain reader would
+    accept raw (no C0 control but TAB, so no CR or LF; no surrogate, which UTF-8 cannot hold)."""
     if code == 0x09:
         return True
-    return 0x20 <= code < 0x7F or 0xA0 <= code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF \
-        and code not in (0xFFFE, 0xFFFF)
+    return 0x20 <= code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF
 
 
 def _replace(m: re.Match[str]) -> str:
@@ -77,7 +78,7 @@ def _replace(m: re.Match[str]) -> str:
 def unescape(text: str) -> str:
     """Un-escape the five XML entities and numeric character references; anything else stays.
 
-    Raises ``ValueError`` for a reference to NUL, a control character, a surrogate or beyond U+10FFFF.
+    Raises ``ValueError`` for a reference to a C0 control character but TAB, a surrogate or beyond U+10FFFF.
     """
     return _REFERENCE.sub(_replace, text) if "&" in text else text
 
