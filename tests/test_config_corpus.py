@@ -202,6 +202,8 @@ def test_annotation_workers_must_be_a_number(tmp_path: Path) -> None:
     ("annotation: {max_words: 1.5}\n", ("annotation.max_words",)),
     ("sets: {s: [[UEdin]]}\n", ("key 'sets.s'", "members are names or segment numbers")),
     ("sets: [UEdin]\n", ("key 'sets'", "expected a mapping")),
+    ("sets: {UEdin: [A]}\n", ("key 'sets'", "'UEdin' is also a system, reference or metric name")),
+    ("sets: {BLEU: [NIST]}\n", ("key 'sets'", "'BLEU' is also a system, reference or metric name")),
     ("sets: {m: []}\n", ("key 'sets.m'", "the set is empty")),  # iqeval -doQUEEN -M m: a traceback
     ("sets: {t: ' , '}\n", ("key 'sets.t'", "the set is empty")),  # iqeval -doOQ -T t: a traceback
     ("sets: {s: ['']}\n", ("key 'sets.s'", "empty name")),

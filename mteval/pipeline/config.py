@@ -542,8 +542,19 @@ def _from_mapping(data: Any, path: Path) -> Experiment:
         case_sensitive=None if case is None else case == "cs",
         sets=_sets(data, path), annotation=_annotation(data, path), hybridize=data.get("hybridize"),
     )
+    _check_set_names(experiment, data.get("sets"), path)
     folder_names(experiment)  # validates the hybridize options and the hybrid set's name
     return experiment
+
+
+def _check_set_names(experiment: Experiment, sets: Any, path: Path) -> None:
+    """A set may not be named like a system, reference or metric: iqeval -S/-R/-M would read the set
+    where the user meant the item (silently another selection)."""
+    items = set(experiment.system_names + experiment.reference_names + experiment.metrics)
+    for name in experiment.sets:
+        if name in items:
+            raise _err(path, "sets", f"set name {quote(name)} is also a system, reference or metric name; "
+                       "iqeval -S/-R/-M would read the set, give it another name", _line(sets, name))
 
 
 # --- IQMT's legacy key=value files ---------------------------------------------------------------
