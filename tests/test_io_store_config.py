@@ -59,6 +59,17 @@ def test_documents_must_align(tmp_path: Path) -> None:
     assert plain.segments == ("P", "Q")  # plain text stays positional
 
 
+def test_sgml_without_segment_ids_aligns_by_position_in_each_document(tmp_path: Path) -> None:
+    ref = tmp_path / "ref.sgm"
+    hyp = tmp_path / "hyp.sgm"
+    ref.write_text('<refset>\n<doc docid="d1" sysid="r">\n<seg id="1">a</seg>\n<seg id="2">b</seg>\n</doc>\n'
+                   '<doc docid="d2" sysid="r">\n<seg id="1">c</seg>\n</doc>\n</refset>\n')
+    hyp.write_text('<tstset>\n<doc docid="d2" sysid="h">\n<seg>C</seg>\n</doc>\n<doc docid="d1" sysid="h">\n'
+                   '<seg>A</seg>\n<seg>B</seg>\n</doc>\n</tstset>\n')
+    _, aligned = align_texts([read_text(ref, "r"), read_text(hyp, "h")])
+    assert aligned.segments == ("A", "B", "C") and aligned.documents.doc_ids == ("d1", "d1", "d2")
+
+
 def _lines(tmp_path: Path, *lines: str) -> Path:
     path = tmp_path / "plain.txt"
     path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
