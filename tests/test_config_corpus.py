@@ -328,8 +328,8 @@ def test_try_default_name_from_the_file_name(scored: Path, tmp_path: Path) -> No
 
 def test_try_name_clashes(scored: Path) -> None:
     experiment = load(scored)
-    for name in ("UEDIN", "a", "UEdin"):
-        with pytest.raises(ConfigError, match="differ only in case|already a system or reference"):
+    for name in ("UEDIN", "a", "UEdin", "BLEU"):
+        with pytest.raises(ConfigError, match="differ only in case|already a system or reference|a set or metric"):
             with_trial_system(experiment, ENDE / "sys" / "Online-W.de", name)
     assert with_trial_system(experiment, ENDE / "sys" / "Online-W.de", "New").system_names == ("UEdin", "New")
 
