@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_bad_input import assert_user_error
 
+from mteval.errors import InputError
 from mteval.io.readers import read_text
 from mteval.io.sgml import parse_sgml
 
@@ -315,6 +316,11 @@ def test_long_segment_is_read_in_linear_time(tmp_path: Path) -> None:
     path = _write(tmp_path / "hostile.sgm", _sgml_doc(f'<seg id="1">{hostile}</seg>\n'))
     started = time.perf_counter()
     assert read_text(path, "S").segments == (hostile.strip(),)
+    assert time.perf_counter() - started < 1.0
+    unclosed = _write(tmp_path / "unclosed.sgm", "<tstset " * 20000 + "\n")  # no set tag ever closes
+    started = time.perf_counter()
+    with pytest.raises(InputError, match="not NIST/WMT SGML"):
+        read_text(unclosed, "S", "sgml")
     assert time.perf_counter() - started < 1.0
 
 

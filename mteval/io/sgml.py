@@ -43,7 +43,7 @@ from mteval.io.corpus import DocumentIndex, Text
 from mteval.io.plain import describe, read_bytes, read_lines
 
 MAX_ID = 200  # characters of a docid or seg id
-_SET = re.compile(r"<\s*(srcset|refset|tstset)\b([^>]*)>", re.I)
+_SET = re.compile(r"<\s*(srcset|refset|tstset)\b([^<>]*)>", re.I)
 # every tag the reader acts on, in line order; [^<>]* keeps the scan linear on hostile lines
 _TAG = re.compile(r"<\s*(/?)\s*(srcset|refset|tstset|doc|seg)(?=[\s/>])([^<>]*)>", re.I)
 _ATTR = re.compile(r"""([\w:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
