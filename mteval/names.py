@@ -28,14 +28,20 @@ RULE = ("letters, digits and _ - . + @ = only, starting with a letter or digit, 
         f"at most {MAX_LENGTH} characters")
 
 
+def shown(name: str, limit: int = 60) -> str:
+    """``repr(name)``, cut to ``limit`` characters for one-line messages."""
+    text = repr(name)
+    return text if len(text) <= limit else text[: limit - 4] + "...'"
+
+
 def name_problem(name: str) -> str | None:
     """Why ``name`` cannot be a system or reference name, or None when it can."""
     if not isinstance(name, str) or not name:
         return "empty name"
     if unicodedata.normalize("NFC", name) != name:
-        return f"name {name!r} is not in Unicode NFC form"
+        return f"name {shown(name)} is not in Unicode NFC form"
     if len(name) > MAX_LENGTH or not _SAFE.match(name):
-        return f"name {name!r} is not allowed ({RULE})"
+        return f"name {shown(name)} is not allowed ({RULE})"
     return None
 
 
@@ -59,9 +65,9 @@ def collisions(names: Iterable[str]) -> list[tuple[str, str]]:
 def check_component(component: str) -> str | None:
     """Why ``component`` cannot be one path component under the cache root, or None."""
     if not component or component in (".", ".."):
-        return f"{component!r} is not a valid file name"
+        return f"{shown(component)} is not a valid file name"
     if any(c in component for c in "/\\\0") or any(unicodedata.category(c) == "Cc" for c in component):
-        return f"{component!r} contains a path separator or a control character"
+        return f"{shown(component)} contains a path separator or a control character"
     if len(component.encode("utf-8")) > 200:
-        return f"{component[:40]!r}... is longer than 200 bytes"
+        return f"{shown(component)} is longer than 200 bytes"
     return None
