@@ -23,8 +23,9 @@ Attribute values (docid, seg id, sysid) are taken as written, as mteval-v13a doe
 and line: a ``<seg>`` without ``</seg>`` on its line, a nested ``<seg>`` or two segments on one
 line, a ``</seg>`` or ``</doc>`` without its opening tag, a segment outside a document, a ``<doc>``
 inside another (a missing ``</doc>``) or a document left open at the end of the file, a ``<doc>``
-without docid, a docid or seg id with a control character (a tab included: ids end up in XML
-attributes and TSV columns) or longer than 200 characters, a document id repeated for one system
+without docid, a docid or seg id with a C0/C1 control character or U+2028/U+2029 (a tab
+included: ids end up in XML attributes and TSV columns, where these break lines or fields) or
+longer than 200 characters, a document id repeated for one system
 (mteval-v13a refuses it too) and a segment id repeated in a document. A ``<seg>`` without ``id``
 gets its position in the document (1, 2, ...), so that id-less files still align.
 
@@ -49,7 +50,7 @@ _TAG = re.compile(r"<\s*(/?)\s*(srcset|refset|tstset|doc|seg)(?=[\s/>])([^<>]*)>
 _ATTR = re.compile(r"""([\w:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
 _ENTITIES = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
 _REFERENCE = re.compile(r"&(?:(amp|lt|gt|quot|apos)|#([0-9]{1,8})|#[xX]([0-9a-fA-F]{1,8}));")
-_ID_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_ID_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # controls and line/paragraph separators
 
 
 def attributes(text: str) -> dict[str, str]:
@@ -166,7 +167,8 @@ class _SgmlParser:
 
     def _check_id(self, what: str, value: str, number: int) -> None:
         if m := _ID_CONTROL.search(value):
-            raise self.error(f"{what} {value!r} has a control character ({describe(m.group(0))})", number)
+            raise self.error(f"{what} {value!r} holds {describe(m.group(0))}: an id may hold no control "
+                             "character, tab or line separator", number)
         if len(value) > MAX_ID:
             raise self.error(f"{what} is {len(value)} characters long (at most {MAX_ID})", number)
 
