@@ -33,7 +33,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.stats
 
 from mteval.errors import MtevalError
 
@@ -76,6 +75,7 @@ def pearson(human: np.ndarray, metric: np.ndarray, weights: np.ndarray | None = 
 
 def spearman(human: np.ndarray, metric: np.ndarray) -> float:
     """Spearman's rho: Pearson's r of the average ranks."""
+    import scipy.stats  # lazily: it costs 1.5 s of every iqeval start
     h, m = aligned(human, metric)
     return pearson(scipy.stats.rankdata(h), scipy.stats.rankdata(m))
 
@@ -104,6 +104,7 @@ def pair_counts(human: np.ndarray, metric: np.ndarray, thresh: float = 0.0) -> P
 def kendall(human: np.ndarray, metric: np.ndarray, variant: str = "b") -> float:
     """Kendall's tau-b or tau-c: ``scipy.stats.kendalltau(human, metric, variant=...)`` itself
     (O(n log n); pair counting is kept for the WMT variants, which compare within segments)."""
+    import scipy.stats  # lazily: it costs 1.5 s of every iqeval start
     if variant not in ("b", "c"):
         raise MtevalError(f"unknown Kendall variant {variant!r}; use b or c")
     h, m = aligned(human, metric)

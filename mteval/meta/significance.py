@@ -25,7 +25,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.stats
 
 from mteval.errors import MtevalError
 from mteval.meta.correlation import correlate, grouped_pair_stats
@@ -116,6 +115,7 @@ def perm_both(name: str, human: np.ndarray, metric_a: np.ndarray, metric_b: np.n
               groups: np.ndarray | None = None, n: int = 1000, seed: int = 1234,
               thresh: float = 25.0) -> Comparison:
     """PERM-BOTH permutation test (mt-metrics-eval ``PermutationSigDiff``), H1: A better than B."""
+    import scipy.stats  # lazily: it costs 1.5 s of every iqeval start
     keep = ~(np.isnan(human) | np.isnan(metric_a) | np.isnan(metric_b))
     h, a, b = human[keep], scipy.stats.zscore(metric_a[keep]), scipy.stats.zscore(metric_b[keep])
     g = None if groups is None else np.asarray(groups)[keep]
