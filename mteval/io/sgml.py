@@ -23,7 +23,7 @@ Attribute values (docid, seg id, sysid) are taken as written, as mteval-v13a doe
 and line: a ``<seg>`` without ``</seg>`` on its line, a nested ``<seg>`` or two segments on one
 line, a ``</seg>`` or ``</doc>`` without its opening tag, a segment outside a document, a ``<doc>``
 inside another (a missing ``</doc>``) or a document left open at the end of the file, a ``<doc>``
-without docid, a docid or seg id with a C0/C1 control character or U+2028/U+2029 (a tab
+without docid, a docid, seg id or sysid with a C0/C1 control character or U+2028/U+2029 (a tab
 included: ids end up in XML attributes and TSV columns, where these break lines or fields) or
 longer than 200 characters, a document id repeated for one system
 (mteval-v13a refuses it too) and a segment id repeated in a document. A ``<seg>`` without ``id``
@@ -152,6 +152,7 @@ class _SgmlParser:
             raise self.error("<doc> without docid", number)
         self._check_id("docid", doc, number)
         self.sysid = attrs.get("sysid", attrs.get("refid", ""))
+        self._check_id("sysid", self.sysid, number)
         system = self.systems.setdefault(self.sysid, _System())
         if doc in system.documents:
             owner = f" for sysid {self.sysid!r}" if self.sysid else ""
