@@ -12,7 +12,7 @@ Byte-level rules, the same for plain text and SGML (each refusal names the file 
   before ``\\n``) is refused: an old-Mac file would otherwise be read as one segment;
 - NUL and the other C0 control characters (U+0001-U+001F but TAB) are refused with the code point;
   DEL and the C1 controls (U+007F-U+009F) are kept. Evidence: no C0 or C1 control character occurs
-  in the real WMT/NIST data of ``../shared/data`` (25 MB, 9 test sets) nor in ``data/``. A C0
+  in the real WMT/NIST data of ``../shared/data`` (25 MB, 6 data sets) nor in ``data/``. A C0
   control marks a binary, UTF-16 or otherwise broken file, and U+001C-U+001F would silently change
   BLEU/NIST: they are whitespace to Python's ``str.split`` (our 13a tokenizer, sacreBLEU) but not to
   Perl's ``\\s`` (mteval-v13a), so the token counts would differ from the reference implementation.
