@@ -6,9 +6,16 @@ import re
 from collections.abc import Sequence
 
 from mteval.errors import ConfigError
+from mteval.names import shown
 from mteval.pipeline.config import Experiment
 
 _RANGE = re.compile(r"^\s*(\d+)\s*(?:(?:-|\.\.)\s*(\d+))?\s*$")
+
+
+def _few(items: Sequence[str], limit: int = 10) -> str:
+    """At most ``limit`` names, each cut short, for a one-line message."""
+    listed = ", ".join(shown(str(item), 40).strip("'") for item in items[:limit])
+    return listed + (f", ... ({len(items)} in all)" if len(items) > limit else "")
 
 
 def resolve(experiment: Experiment, option: str, value: str | None, universe: Sequence[str]) -> tuple[str, ...]:
@@ -20,14 +27,14 @@ def resolve(experiment: Experiment, option: str, value: str | None, universe: Se
         literal = tuple(v.strip() for v in value.split(",") if v.strip())
         if literal and all(v in universe for v in literal):
             return literal
-        raise ConfigError(f"{option} {value!r}: unknown set name; sets defined under 'sets': "
-                          f"{', '.join(experiment.sets) or 'none'}", experiment.config_path)
+        raise ConfigError(f"{option} {shown(value)}: unknown set name; sets defined under 'sets': "
+                          f"{_few(list(experiment.sets)) or 'none'}", experiment.config_path)
     if isinstance(members, str):
         members = tuple(m.strip() for m in members.split(",") if m.strip())
     unknown = [m for m in members if m not in universe]
     if unknown:
-        raise ConfigError(f"set {value!r} ({option}) names unknown items {unknown}; known: "
-                          f"{', '.join(universe)}", experiment.config_path)
+        raise ConfigError(f"set {shown(value)} ({option}) names unknown items {_few(unknown)}; known: "
+                          f"{_few(universe)}", experiment.config_path)
     return tuple(members)
 
 
