@@ -9,6 +9,7 @@ scores of most segments; these tests fail on that code.
 
 from __future__ import annotations
 
+import logging
 import random
 from pathlib import Path
 
@@ -16,7 +17,7 @@ import numpy as np
 import pytest
 
 from mteval.annotate.annotator import Annotator
-from mteval.annotate.chunking import MAX_PARSE_WORDS, split_sentence
+from mteval.annotate.chunking import MAX_PARSE_WORDS, MAX_SEGMENT_WORDS, split_sentence
 from mteval.annotate.model import ArcScores, Sentence, to_conllu
 
 pytestmark = pytest.mark.models
@@ -87,3 +88,15 @@ def test_over_long_sentences_are_parsed_in_chunks(tmp_path: Path) -> None:
         block = [w for w in sentence if start <= w.id < end]
         assert all(w.head == 0 or start <= w.head < end for w in block)  # no arc leaves its chunk
         assert np.isneginf(scores.arcs[1:start, start:end]).all()  # block-diagonal arc scores
+
+
+def test_a_segment_is_cut_after_the_word_cap(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    text = "word," * 3000  # 15,000 characters, no space: cut to 5,000 characters, then 1,000 words
+    with caplog.at_level(logging.WARNING, logger="mteval"):
+        ann = Annotator(tmp_path)
+        (sentence,) = ann.annotate([text])
+        (scores,) = ann.arc_scores([text])
+    assert len(sentence) == MAX_SEGMENT_WORDS and scores.arcs.shape == (MAX_SEGMENT_WORDS + 1,) * 2
+    assert ("words_cut", str(2 * 5000 // 5 - MAX_SEGMENT_WORDS)) in sentence.meta
+    assert "5000 characters" in caplog.text and f"more than {MAX_SEGMENT_WORDS} words after tokenization" in caplog.text
+    assert Annotator(tmp_path).annotate([text]) == [sentence]  # the comment survives the cache

@@ -9,7 +9,9 @@ The API every syntactic metric and the pipeline code against::
     ann.identity()                        # goes into every score signature
 
 Texts are cleaned first (:mod:`mteval.annotate.textprep`: control characters removed, whitespace
-flattened so a segment is one sentence, at most 250 words); equal cleaned texts are parsed once.
+flattened so a segment is one sentence, at most 250 words and 5,000 characters); equal cleaned
+texts are parsed once. Each distinct text is parsed on its own (``stanza_adapter.PARSE_SCHEME``),
+so its annotation never depends on what else is parsed with it, the batch size or the workers.
 Empty texts give an empty Sentence without calling the parser. Stanza is loaded only when some
 text is not in the cache, so a warm re-run never imports torch.
 """
@@ -24,15 +26,17 @@ from pathlib import Path
 import numpy as np
 
 from mteval.annotate.cache import AnnotationCache, cache_key
+from mteval.annotate.chunking import MAX_SEGMENT_WORDS
 from mteval.annotate.model import ArcScores, Sentence
 from mteval.annotate.stanza_adapter import (
     DEFAULT_PROCESSORS,
+    WORDS_CUT,
     StanzaParser,
     available_processors,
     model_identity,
     resolve_models,
 )
-from mteval.annotate.textprep import MAX_WORDS, prepare_text
+from mteval.annotate.textprep import MAX_WORDS, max_chars, prepare_text
 from mteval.errors import MtevalError
 
 LOG = logging.getLogger(__name__)
@@ -132,8 +136,8 @@ class Annotator:
         if control:
             LOG.warning("%d distinct segment(s) contained control characters; they were removed", control)
         if long:
-            LOG.warning("%d distinct segment(s) longer than %d words were cut to %d words for parsing",
-                        long, self.max_words, self.max_words)
+            LOG.warning("%d distinct segment(s) longer than %d words (or %d characters) were cut to %d words "
+                        "for parsing", long, self.max_words, max_chars(self.max_words), self.max_words)
         return [p.text for p in prepared]
 
     def _parse_parallel(self, batches: list[list[tuple[str, str]]]) -> None:
@@ -151,8 +155,13 @@ class Annotator:
         scores: list[ArcScores | None] = []
         for _, text in items:
             sentence, arc = next(results) if text else (Sentence((), ""), None)
-            sentences.append(Sentence(sentence.words, text, (("text", text),)))
+            cut = tuple(m for m in sentence.meta if m[0] == WORDS_CUT)
+            sentences.append(Sentence(sentence.words, text, (("text", text), *cut)))
             scores.append(arc)
+        cut_count = sum(any(k == WORDS_CUT for k, _ in s.meta) for s in sentences)
+        if cut_count:
+            LOG.warning("%d distinct segment(s) of more than %d words after tokenization were cut there for "
+                        "parsing", cut_count, MAX_SEGMENT_WORDS)
         self.cache.add([k for k, _ in items], sentences, scores)
         self.parsed += len(items)
 

@@ -10,6 +10,10 @@ syntactic words is split into ``k = ceil(n / max_words)`` consecutive chunks of 
 again by :func:`mteval.annotate.convert.to_sentence` (sister trees under the virtual root,
 block-diagonal arc scores). Sentences within the bound (every ordinary one) are left untouched.
 
+The joined segment still has dense ``(n+1) x (n+1)`` arc scores (and EDPM's matrix-tree step is
+cubic in ``n``), so a segment is also cut after ``MAX_SEGMENT_WORDS`` syntactic words (at a token
+boundary); the CoNLL-U then carries a ``# words_cut = <dropped>`` comment and the annotator warns.
+
 This module works on Stanza's ``Document.to_dict()`` form (one list of token/word dicts per
 sentence, multi-word tokens as an entry with a ``(first, last)`` id followed by their words), so it
 needs neither stanza nor torch.
@@ -22,6 +26,7 @@ from typing import Any
 
 Entry = dict[str, Any]
 MAX_PARSE_WORDS = 400  # syntactic words per parsed sentence (chunk size bound)
+MAX_SEGMENT_WORDS = 1000  # syntactic words per segment (the rest is cut)
 
 
 def _tokens(entries: list[Entry]) -> list[list[Entry]]:
@@ -78,8 +83,31 @@ def split_sentence(entries: list[Entry], max_words: int = MAX_PARSE_WORDS) -> li
     return chunks
 
 
-def split_long(sentences: list[list[Entry]], max_words: int = MAX_PARSE_WORDS) -> list[list[Entry]] | None:
-    """Every sentence split by :func:`split_sentence`, or None when none is over the bound."""
-    if all(sum(_word_count(g) for g in _tokens(s)) <= max_words for s in sentences):
-        return None
-    return [chunk for s in sentences for chunk in split_sentence(s, max_words)]
+def _cut(sentences: list[list[Entry]], max_total: int) -> tuple[list[list[Entry]], int]:
+    """The sentences' first ``max_total`` words (whole tokens) and how many words were dropped."""
+    kept: list[list[Entry]] = []
+    total = dropped = 0
+    for entries in sentences:
+        current: list[Entry] = []
+        for group in _tokens(entries):
+            words = _word_count(group)
+            if dropped or total + words > max_total:
+                dropped += words
+            else:
+                current.extend(group)
+                total += words
+        if current:
+            kept.append(current)
+    return kept, dropped
+
+
+def bound(sentences: list[list[Entry]], max_words: int = MAX_PARSE_WORDS,
+          max_total: int = MAX_SEGMENT_WORDS) -> tuple[list[list[Entry]] | None, int]:
+    """A segment's tokenized sentences cut after ``max_total`` words, every sentence then split by
+    :func:`split_sentence`; ``(None, 0)`` when nothing is over a bound, else ``(sentences,
+    words dropped)``."""
+    sizes = [sum(_word_count(g) for g in _tokens(s)) for s in sentences]
+    if sum(sizes) <= max_total and all(n <= max_words for n in sizes):
+        return None, 0
+    kept, dropped = _cut(sentences, max_total)
+    return [chunk for s in kept for chunk in split_sentence(s, max_words)], dropped

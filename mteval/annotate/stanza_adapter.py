@@ -21,13 +21,13 @@ import json
 import logging
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from mteval.annotate.arc_capture import ArcRecorder
-from mteval.annotate.chunking import MAX_PARSE_WORDS, split_long
+from mteval.annotate.chunking import MAX_PARSE_WORDS, MAX_SEGMENT_WORDS, bound
 from mteval.annotate.convert import join_arc_scores, to_sentence
 from mteval.annotate.entity_tagger import EntityTagger
 from mteval.annotate.model import ArcScores, Sentence
@@ -51,8 +51,9 @@ MAX_SEQLEN = 1000  # tokenizer window in characters (Stanza's default 300 turns 
 # 1, in words: a batch never takes a second sentence), with one torch thread (parallelism comes
 # from `workers`); sentences over MAX_PARSE_WORDS words are parsed in chunks (chunking.py).
 PARSE_THREADS = 1
-PARSE_SCHEME = f"one-segment-per-call,threads={PARSE_THREADS},chunk={MAX_PARSE_WORDS}"
+PARSE_SCHEME = f"one-segment-per-call,threads={PARSE_THREADS},chunk={MAX_PARSE_WORDS},max={MAX_SEGMENT_WORDS}"
 TOKENIZE_STAGE = ("tokenize", "mwt")
+WORDS_CUT = "words_cut"  # CoNLL-U comment: syntactic words dropped after MAX_SEGMENT_WORDS
 
 
 @dataclass(frozen=True)
@@ -231,12 +232,14 @@ class StanzaParser:
         from stanza.models.common.doc import Document  # noqa: PLC0415
 
         doc = self.pipeline(Document([], text=text), processors=self._first)
-        chunks = split_long(doc.to_dict())
+        chunks, dropped = bound(doc.to_dict())
         if chunks is not None:
             doc = Document(chunks, text=text)
         if self._rest:
             doc = self.pipeline(doc, processors=self._rest)
         sentence = to_sentence(text, doc.sentences)
+        if dropped:
+            sentence = replace(sentence, meta=(*sentence.meta, (WORDS_CUT, str(dropped))))
         if self.entity_tagger is not None:
             sentence = self.entity_tagger.tag(sentence)
         scores = self._scores(doc.sentences)
