@@ -129,6 +129,17 @@ def test_files_get_the_umask_mode(umask: int, tmp_path: Path) -> None:
     assert not list((tmp_path / "annotation").glob("*.tmp")) and not list((tmp_path / "annotation").glob(".*.tmp"))
 
 
+def test_a_killed_runs_temporary_files_are_removed_by_the_next_writer(tmp_path: Path) -> None:
+    fingerprints(annotator(tmp_path, FakeParser()), TEXTS[:2])
+    stale = [tmp_path / "annotation" / n for n in (".1-000001-abc.conllu.99999.3.tmp", "1-0-abc.npz.99999.tmp.npz")]
+    for path in stale:
+        path.write_bytes(b"half a shard")
+    fingerprints(annotator(tmp_path, FakeParser()), TEXTS[:2])  # nothing to parse: nothing written
+    assert all(p.exists() for p in stale)
+    fingerprints(annotator(tmp_path, FakeParser()), TEXTS[2:4])
+    assert not any(p.exists() for p in stale)
+
+
 def test_concurrent_runs_parse_each_segment_once(tmp_path: Path) -> None:
     """Two annotators on one cache (separate lock descriptions, as two processes would have)."""
     parsers = [FakeParser(delay=0.3), FakeParser(delay=0.3)]

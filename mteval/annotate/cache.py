@@ -281,9 +281,15 @@ class AnnotationCache:
                 fcntl.flock(fd, fcntl.LOCK_EX)
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"pid {os.getpid()}\n".encode(), 0)
+            self._remove_stale_temporaries()
             yield
         finally:
             os.close(fd)
+
+    def _remove_stale_temporaries(self) -> None:
+        """Delete temporary files of killed runs (only lock holders write, so none is in use)."""
+        for tmp in [*self.root.glob(".*.tmp"), *self.root.glob("*.tmp"), *self.root.glob("*.tmp.npz")]:
+            tmp.unlink(missing_ok=True)
 
 
 def _npz_bytes(scores: Sequence[ArcScores | None]) -> bytes | None:
