@@ -8,6 +8,7 @@ documents are the model's; an experiment of plain files only has Asiya's single 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass, field
 
@@ -44,8 +45,18 @@ class LoadedTexts:
         return len(self.documents)
 
 
-def _read(spec: TextSpec) -> Text:
-    return read_text(spec.path, spec.name, spec.format, spec.sysid)
+class _Reader:
+    """Reads each (file, format, sysid) once: a file listed under several names shares its segments."""
+
+    def __init__(self) -> None:
+        self.seen: dict[tuple[str, str | None, str | None], Text] = {}
+
+    def __call__(self, spec: TextSpec) -> Text:
+        key = (str(spec.path), spec.format, spec.sysid)
+        if key not in self.seen:
+            self.seen[key] = read_text(spec.path, spec.name, spec.format, spec.sysid)
+        text = self.seen[key]
+        return text if text.name == spec.name else dataclasses.replace(text, name=spec.name)
 
 
 def load_texts(experiment: Experiment) -> LoadedTexts:
@@ -55,6 +66,7 @@ def load_texts(experiment: Experiment) -> LoadedTexts:
     canonical order of the test set, where mteval-v13a takes its documents from), else the first
     SGML system's.
     """
+    _read = _Reader()
     references = [_read(spec) for spec in experiment.references]
     systems = [_read(spec) for spec in experiment.systems]
     source = [_read(experiment.source)] if experiment.source is not None else []
