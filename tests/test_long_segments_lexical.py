@@ -145,11 +145,12 @@ SEGMENTS = st.lists(CHARS, max_size=16).map("".join)
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.tuples(SEGMENTS, SEGMENTS), min_size=1, max_size=7), st.integers(1, 3))
-def test_chrf_statistics_equal_the_string_counters(rows: list[tuple[str, str]], chunk: int) -> None:
+@given(st.lists(st.tuples(SEGMENTS, SEGMENTS), min_size=1, max_size=7), st.integers(1, 3), st.integers(1, 40))
+def test_chrf_statistics_equal_the_string_counters(rows: list[tuple[str, str]], chunk: int, chars: int) -> None:
     hyps, refs = (list(x) for x in zip(*rows, strict=True))
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(chrf, "CHUNK", chunk)  # chunk boundaries must not change anything
+    with pytest.MonkeyPatch.context() as patch:  # chunk boundaries must not change anything
+        patch.setattr(chrf, "CHUNK", chunk)
+        patch.setattr(chrf, "CHUNK_CHARS", chars)
         stats = chrf.pair_stats(hyps, refs)
     assert stats.tolist() == [counter_stats(h, r) for h, r in rows]
 
@@ -187,3 +188,17 @@ def test_chrf_memory_does_not_grow_with_distinct_segments() -> None:
     out = run_child(CHRF_CHILD, n=12000)
     assert out["maxrss_kb"] < 250 * 1024, out
     assert 0 < out["S1"] < 100 and 0 < out["S2"] < 100
+
+
+def test_chrf_chunks_are_bounded_in_segments_and_characters() -> None:
+    rng = random.Random(2)
+    texts = ["x" * rng.choice([0, 5, 300, 2000]) for _ in range(400)]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(chrf, "CHUNK", 50)
+        patch.setattr(chrf, "CHUNK_CHARS", 3000)
+        parts = list(chrf._chunks(texts, texts))
+    assert [i for p in parts for i in range(p.start, p.stop)] == list(range(400))
+    for p in parts:
+        size = 2 * sum(map(len, texts[p]))
+        assert p.stop - p.start <= 50
+        assert size <= 3000 or p.stop - p.start == 1
