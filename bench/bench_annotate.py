@@ -6,12 +6,18 @@ torch is never imported):
 * ``cold``  - ``Annotator.annotate`` on every segment with an empty cache (deduplicates, parses
   the distinct segments, writes the CoNLL-U/npz cache);
 * ``bare``  - plain ``stanza.Pipeline`` (same models and options, tokenize..depparse) on the same
-  distinct cleaned segments, in the same batches, nothing else (the overhead baseline);
+  distinct cleaned segments, batched 500 at a time as Stanza likes it, torch's default threads,
+  nothing else (the overhead baseline);
+* ``bare1`` - the same with one torch thread: the annotator parses each segment on its own with one
+  thread (``stanza_adapter.PARSE_SCHEME``, so results never depend on batching or the machine's
+  cores), and cold vs bare1 is the price of that per-segment parsing;
 * ``warm``  - a new ``Annotator`` on the same cache: parses nothing; then the embedded NER tagger
   alone is timed on the distinct sentences, so the cold run's overhead over bare Stanza splits
   into NER tagging (work bare Stanza does not do) and the rest (cache, arc capture, conversion).
 
-``MTEVAL_BENCH_SEGMENTS=N`` limits every file to its first N segments (default: all 1000).
+``MTEVAL_BENCH_SEGMENTS=N`` limits every file to its first N segments (default: all 1000). Each phase
+reports wall seconds and CPU seconds (user + system of the process, all threads): on a shared,
+loaded machine the CPU seconds are the steadier comparison.
 """
 
 from __future__ import annotations
@@ -45,11 +51,11 @@ def phase_annotator(cache: Path) -> dict[str, float]:
     from mteval.annotate.annotator import Annotator
 
     texts = all_texts()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     ann = Annotator(cache)
     sentences = ann.annotate(texts)
     seconds = time.perf_counter() - start
-    result = {"seconds": seconds, "segments": len(texts), "parsed": ann.parsed,
+    result = {"seconds": seconds, "cpu": time.process_time() - cpu, "segments": len(texts), "parsed": ann.parsed,
               "words": sum(len(s) for s in sentences), "peak_mib": _peak_mib(),
               "torch_loaded": float("torch" in sys.modules)}
     if not ann.parsed:  # warm: also time the NER tagger alone on the distinct sentences
@@ -73,21 +79,25 @@ def _ner_seconds(ann: object, sentences: list) -> float:
     return time.perf_counter() - start
 
 
-def phase_bare() -> dict[str, float]:
-    """Bare Stanza on the distinct cleaned non-empty segments, same options and batches."""
+def phase_bare(threads: int | None) -> dict[str, float]:
+    """Bare Stanza on the distinct cleaned non-empty segments, same options, batches of 500."""
     from mteval.annotate.annotator import BATCH_SIZE
     from mteval.annotate.stanza_adapter import _load_pipeline, available_processors, resolve_models
     from mteval.annotate.textprep import prepare_text
 
     distinct = list(dict.fromkeys(prepare_text(t).text for t in dict.fromkeys(all_texts())))
     distinct = [t for t in distinct if t]
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
+    import torch
     from stanza.models.common.doc import Document
 
+    if threads:
+        torch.set_num_threads(threads)
     nlp = _load_pipeline(resolve_models("en", available_processors("en")))
     for i in range(0, len(distinct), BATCH_SIZE):
         nlp([Document([], text=t) for t in distinct[i: i + BATCH_SIZE]])
-    return {"seconds": time.perf_counter() - start, "parsed": len(distinct), "peak_mib": _peak_mib()}
+    return {"seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu, "parsed": len(distinct),
+            "peak_mib": _peak_mib(), "threads": float(torch.get_num_threads())}
 
 
 def run_phase(name: str, cache: Path) -> dict[str, float]:
@@ -106,26 +116,39 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="mteval-annbench-") as tmp:
         cold = run_phase("cold", Path(tmp))
         bare = run_phase("bare", Path(tmp))
+        bare1 = run_phase("bare1", Path(tmp))
         warm = run_phase("warm", Path(tmp))
-    overhead = 100 * (cold["seconds"] / bare["seconds"] - 1)
-    ner = 100 * warm["ner_seconds"] / bare["seconds"]
-    rows = [["run", "segments", "parsed", "seconds", "peak MiB", "note"],
-            ["annotator cold", f"{cold['segments']:.0f}", f"{cold['parsed']:.0f}", f"{cold['seconds']:.1f}",
-             f"{cold['peak_mib']:.0f}", f"{cold['words'] / cold['seconds']:.0f} words/s (incl. model load)"],
-            ["bare stanza", f"{bare['parsed']:.0f}", f"{bare['parsed']:.0f}", f"{bare['seconds']:.1f}",
-             f"{bare['peak_mib']:.0f}", f"annotator cold vs bare: {overhead:+.1f} % (NER tagging {ner:.1f} %, "
-             f"rest {overhead - ner:+.1f} %)"],
-            ["annotator warm", f"{warm['segments']:.0f}", f"{warm['parsed']:.0f}", f"{warm['seconds']:.2f}",
-             f"{warm['peak_mib']:.0f}", f"{cold['seconds'] / warm['seconds']:.0f}x faster than cold; "
-             f"torch loaded: {bool(warm['torch_loaded'])}"]]
-    print(f"Annotation of WMT21 ru-en ({os.cpu_count()} CPUs, torch threads default)")
-    print(table(rows))
+    print(f"Annotation of WMT21 ru-en ({os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f})")
+    print(table(rows(cold, bare, bare1, warm)))
     return 0
+
+
+def rows(cold: dict[str, float], bare: dict[str, float], bare1: dict[str, float],
+         warm: dict[str, float]) -> list[list[str]]:
+    """The result table."""
+    def vs(base: dict[str, float]) -> str:
+        return f"cold vs this: {100 * (cold['seconds'] / base['seconds'] - 1):+.0f} % wall, " \
+               f"{100 * (cold['cpu'] / base['cpu'] - 1):+.0f} % CPU"
+
+    ner = 100 * warm["ner_seconds"] / bare1["cpu"]
+    return [["run", "segments", "parsed", "seconds", "CPU s", "peak MiB", "note"],
+            ["annotator cold", f"{cold['segments']:.0f}", f"{cold['parsed']:.0f}", f"{cold['seconds']:.1f}",
+             f"{cold['cpu']:.1f}", f"{cold['peak_mib']:.0f}",
+             f"{cold['words'] / cold['seconds']:.0f} words/s (incl. model load); NER tagging {ner:.1f} % of bare1"],
+            [f"bare stanza, {bare['threads']:.0f} threads", f"{bare['parsed']:.0f}", f"{bare['parsed']:.0f}",
+             f"{bare['seconds']:.1f}", f"{bare['cpu']:.1f}", f"{bare['peak_mib']:.0f}", vs(bare)],
+            ["bare stanza, 1 thread", f"{bare1['parsed']:.0f}", f"{bare1['parsed']:.0f}", f"{bare1['seconds']:.1f}",
+             f"{bare1['cpu']:.1f}", f"{bare1['peak_mib']:.0f}", vs(bare1)],
+            ["annotator warm", f"{warm['segments']:.0f}", f"{warm['parsed']:.0f}", f"{warm['seconds']:.2f}",
+             f"{warm['cpu']:.2f}", f"{warm['peak_mib']:.0f}", f"{cold['seconds'] / warm['seconds']:.0f}x faster "
+             f"than cold; torch loaded: {bool(warm['torch_loaded'])}"]]
 
 
 if __name__ == "__main__":
     if len(sys.argv) == 3:
-        result = phase_bare() if sys.argv[1] == "bare" else phase_annotator(Path(sys.argv[2]))
+        phase = sys.argv[1]
+        result = phase_bare(1 if phase == "bare1" else None) if phase.startswith("bare") \
+            else phase_annotator(Path(sys.argv[2]))
         print(json.dumps(result))
         sys.exit(0)
     sys.exit(main())
