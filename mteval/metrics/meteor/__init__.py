@@ -90,7 +90,11 @@ class MeteorFamily(StatsFamily):
         return [list(seg) for seg in zip(*per_ref, strict=True)]
 
     def pair_stats(self, hyp: tuple[str, ...], ref: tuple[str, ...], modules: tuple[str, ...]) -> np.ndarray:
-        """Statistics row of one hypothesis/reference pair (cached per unique pair)."""
+        """Statistics row of one hypothesis/reference pair (cached per unique pair). Identical
+        sentences are aligned by the exact stage alone (:func:`align`), so every variant shares
+        their row."""
+        if hyp == ref:
+            modules = modules[:1]
         key = (hyp, ref, modules)
         row = self._cache.get(key)
         if row is None:

@@ -16,8 +16,12 @@ Identical sentences use the exact stage only (Meteor's guard against beam-search
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 BEAM_SIZE = 40
 
@@ -116,33 +120,208 @@ def definite_matches(stage: Stage) -> dict[int, Match]:
 Candidate = tuple[Match, int, int]  # match, hypothesis mask, reference mask
 
 
-def _advance(path: PartialPath, current: int, cands: list[Candidate], fixed: dict[int, Match],
-             out: list[PartialPath]) -> None:
+class Beam:
+    """The ``beam`` best proposals of one search step, as Meteor's stable sort would keep them.
+
+    Every proposal gets a sequence number in the order Meteor appends it to ``nextPaths``; the
+    kept ones are the smallest ``(rank, sequence)``. A new path is only *described* (parent, match,
+    its distance) until it is kept: Meteor copies every candidate path, which for a long segment
+    with frequent words is beam x (occurrences of the word) copies per reference position.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.heap: list[tuple] = []  # (-rank..., -seq, payload): the worst kept proposal on top
+        self.seq = 0
+
+    def worst(self) -> tuple[int, int, int, int] | None:
+        """(rank, seq) of the worst kept proposal when the beam is full, else None."""
+        if len(self.heap) < self.size:
+            return None
+        top = self.heap[0]
+        return (-top[0], -top[1], -top[2], -top[3])
+
+    def offer(self, rank: tuple[int, int, int], payload: Any, seq: int | None = None) -> None:
+        """Propose a path (or a path description) with the next (or the given) sequence number."""
+        if seq is None:
+            seq = self.seq
+            self.seq += 1
+        key = (-rank[0], -rank[1], -rank[2], -seq, payload)
+        if len(self.heap) < self.size:
+            heapq.heappush(self.heap, key)
+        elif key[:4] > self.heap[0][:4]:
+            heapq.heapreplace(self.heap, key)
+
+    def paths(self) -> list[PartialPath]:
+        """The kept proposals in Meteor's sorted order, descriptions made into paths."""
+        kept = sorted(self.heap, key=lambda e: (-e[0], -e[1], -e[2], -e[3]))
+        return [e[4] if isinstance(e[4], PartialPath) else _child(*e[4]) for e in kept]
+
+
+def _child(parent: PartialPath, m: Match, mask1: int, mask2: int, m1: int, m2: int, chunks: int,
+           distance: int) -> PartialPath:
+    """The path ``new PartialAlignment(path)`` + the match ``m``, from its description."""
+    p = PartialPath.__new__(PartialPath)
+    p.chain, p.used1, p.used2 = (m, parent.chain), parent.used1 | mask1, parent.used2 | mask2
+    p.m1, p.m2, p.chunks, p.distance = m1, m2, chunks, distance
+    p.idx, p.last_end = m.start + m.length, m.match_start + m.match_length
+    return p
+
+
+Prepared = tuple[Match, int, int, float, float, int, int]  # + weighted lengths, hyp start, distance
+VECTOR_MIN = 16  # candidates at one position from which a beam step is vectorised
+
+
+@dataclass(frozen=True)
+class Position:
+    """The candidate matches starting at one reference position, as a beam step reads them;
+    ``arrays`` (hypothesis starts, weighted lengths, distances) when they are many one-word
+    matches (:func:`_advance_vectorised`)."""
+
+    cands: list[Prepared]
+    arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None
+
+
+def _prepared(matches: Sequence[Match]) -> Position:
+    """What a beam step reads of each candidate match starting at one reference position."""
+    cands = []
+    for m in matches:
+        w = 1.0 if m.module == 0 else 0.5  # the aligner's weights (PartialPath.take)
+        cands.append((m, *_masks(m), m.match_length * w, m.length * w, m.match_start,
+                      abs(m.start - m.match_start)))
+    arrays = None
+    if len(cands) >= VECTOR_MIN and all(m.length == 1 and m.match_length == 1 for m in matches):
+        arrays = tuple(np.array([c[k] for c in cands]) for k in (5, 3, 4, 6))
+    return Position(cands, arrays)  # type: ignore[arg-type]
+
+
+def _advance_used(path: PartialPath, current: int, fixed: dict[int, Match]) -> PartialPath | None:
+    """A path whose reference word ``current`` is in use: it goes on (inside a match, or taking the
+    fixed match at its index), or is dropped (None), as in Meteor."""
+    if current < path.idx:
+        return path
+    if path.idx in fixed:
+        m = fixed[path.idx]
+        path.take(m)
+        path.distance += abs(m.start - m.match_start)
+        return path
+    return None
+
+
+def _advance(path: PartialPath, current: int, position: Position, fixed: dict[int, Match],
+             out: Beam) -> None:
     """One beam step for one path at reference position ``current`` (Meteor's ``resolve`` body)."""
     if path.used2 >> current & 1:
-        if current < path.idx:
-            out.append(path)
-        elif path.idx in fixed:
-            m = fixed[path.idx]
-            path.take(m)
-            path.distance += abs(m.start - m.match_start)
-            out.append(path)
+        kept = _advance_used(path, current, fixed)
+        if kept is not None:
+            out.offer(_rank(kept), kept)
         return
-    for m, mask1, mask2 in cands:
-        if path.used1 & mask1 or path.used2 & mask2:
+    used1, used2, last_end, chunks = path.used1, path.used2, path.last_end, path.chunks
+    m1_0, m2_0, distance = path.m1, path.m2, path.distance
+    worst = out.worst()
+    for m, mask1, mask2, w1, w2, match_start, step in position.cands:
+        if used1 & mask1 or used2 & mask2:
             continue
-        new = path.copy()
-        new.used1 |= mask1
-        new.used2 |= mask2
-        new.chain = (m, path.chain)
-        new.take(m)
-        path.distance += abs(m.start - m.match_start)  # sic: Meteor adds it to the parent path
-        out.append(new)
+        m1, m2 = int(m1_0 + w1), int(m2_0 + w2)  # Java's int += of a weighted length
+        c = chunks + (last_end != -1 and match_start != last_end)
+        if worst is None or (-(m1 + m2), c, distance, out.seq) < worst:
+            out.offer((-(m1 + m2), c, distance), (path, m, mask1, mask2, m1, m2, c, distance))
+            worst = out.worst()
+        else:
+            out.seq += 1  # not kept, but it holds its place in Meteor's order
+        distance += step  # sic: Meteor adds the distance to the parent path
+    path.distance = distance
+    _skip(path)
+    out.offer(_rank(path), path)
+
+
+def _skip(path: PartialPath) -> None:
+    """The path that takes no match at this position: close its chunk, advance."""
     if path.last_end != -1:
         path.chunks += 1
         path.last_end = -1
     path.idx += 1
-    out.append(path)
+
+
+def _children(expanding: list[PartialPath], position: Position, n_hyp: int) -> dict[str, np.ndarray]:
+    """For every expanding path (rows) and one-word candidate (columns): whether the hypothesis
+    word is free, and the new path's weighted matches, chunks and distance (before the parent's
+    own update), as :func:`_advance` computes them one by one."""
+    starts, w1, w2, steps = position.arrays  # type: ignore[misc]
+    width = (n_hyp + 7) // 8
+    free = np.zeros((len(expanding), len(starts)), dtype=bool)
+    for row, p in enumerate(expanding):
+        bits = np.unpackbits(np.frombuffer(p.used1.to_bytes(width, "little"), dtype=np.uint8),
+                             bitorder="little")
+        free[row] = bits[starts] == 0
+    state = np.array([(p.m1, p.m2, p.last_end, p.chunks, p.distance) for p in expanding],
+                     dtype=np.int64).reshape(-1, 5)
+    m1 = (state[:, :1].astype(np.float64) + w1[None, :]).astype(np.int64)  # Java's int +=, >= 0
+    m2 = (state[:, 1:2].astype(np.float64) + w2[None, :]).astype(np.int64)
+    last = state[:, 2:3]
+    chunks = state[:, 3:4] + ((last != -1) & (starts[None, :] != last))
+    taken = np.where(free, steps[None, :], 0)
+    before = state[:, 4:5] + np.cumsum(taken, axis=1) - taken
+    return {"free": free, "m1": m1, "m2": m2, "chunks": chunks, "distance": before, "taken": taken,
+            "order": np.cumsum(free, axis=1) - free}
+
+
+def _best_free(ch: dict[str, np.ndarray], beam: int) -> np.ndarray:
+    """The free candidates that can be among the ``beam`` best: within one path, new paths with the
+    same weighted matches and chunks rank by distance, which never decreases along the candidates,
+    then by sequence; so per path and (matches, chunks) class only the first ``beam`` count."""
+    free = ch["free"]
+    if free.shape[1] <= beam:
+        return free
+    total = ch["m1"] + ch["m2"]
+    cls = (total - total.min(axis=1, keepdims=True)) * 2 + (ch["chunks"] - ch["chunks"].min(axis=1, keepdims=True))
+    keep = np.zeros_like(free)
+    for c in np.unique(cls[free]).tolist():
+        sel = free & (cls == c)
+        keep |= sel & (np.cumsum(sel, axis=1) <= beam)
+    return keep
+
+
+def _step_vectorised(paths: list[PartialPath], current: int, position: Position,
+                     fixed: dict[int, Match], beam: int, n_hyp: int) -> list[PartialPath]:
+    """One whole beam step at a position with many one-word candidates, all paths at once: the
+    proposals Meteor appends (each path's new paths, then the path itself), their ranks and
+    sequence numbers as arrays, and the ``beam`` smallest ``(rank, sequence)`` kept in order."""
+    expanding = [p for p in paths if not p.used2 >> current & 1]
+    ch = _children(expanding, position, n_hyp)
+    own: list[PartialPath] = []  # proposals that are paths themselves
+    own_keys: list[tuple[int, int, int, int]] = []
+    base = np.zeros(len(expanding), dtype=np.int64)
+    seq = row = 0
+    for p in paths:
+        if p.used2 >> current & 1:
+            kept = _advance_used(p, current, fixed)
+        else:
+            base[row] = seq
+            seq += int(ch["free"][row].sum())
+            p.distance += int(ch["taken"][row].sum())
+            _skip(p)
+            kept, row = p, row + 1
+        if kept is not None:
+            own.append(kept)
+            own_keys.append((*_rank(kept), seq))
+            seq += 1
+    rows, cols = np.nonzero(_best_free(ch, beam))
+    keys = np.array(own_keys, dtype=np.int64).reshape(-1, 4)
+    r0 = np.concatenate((-(ch["m1"] + ch["m2"])[rows, cols], keys[:, 0]))
+    r1 = np.concatenate((ch["chunks"][rows, cols], keys[:, 1]))
+    r2 = np.concatenate((ch["distance"][rows, cols], keys[:, 2]))
+    sq = np.concatenate((base[rows] + ch["order"][rows, cols], keys[:, 3]))
+    out = []
+    for k in np.lexsort((sq, r2, r1, r0))[:beam].tolist():
+        if k >= len(rows):
+            out.append(own[k - len(rows)])
+            continue
+        r, c = int(rows[k]), int(cols[k])
+        m, mask1, mask2 = position.cands[c][:3]
+        out.append(_child(expanding[r], m, mask1, mask2, int(ch["m1"][r, c]), int(ch["m2"][r, c]),
+                          int(ch["chunks"][r, c]), int(ch["distance"][r, c])))
+    return out
 
 
 def resolve(stage: Stage, fixed: dict[int, Match], beam: int = BEAM_SIZE) -> list[Match | None]:
@@ -155,19 +334,25 @@ def resolve(stage: Stage, fixed: dict[int, Match], beam: int = BEAM_SIZE) -> lis
         mask1, mask2 = _masks(m)
         start.used1 |= mask1
         start.used2 |= mask2
-    cands = [[(m, *_masks(m)) for m in ms] for ms in stage.matches]
     next_paths = [start]
     n = len(stage.matches)
     for current in range(n + 1):
         paths = sorted(next_paths, key=_rank)  # stable, as Java's Collections.sort
-        next_paths = []
-        for path in paths[:beam]:
-            if current == n:
+        if current == n:
+            next_paths = []
+            for path in paths[:beam]:
                 if path.last_end != -1:
                     path.chunks += 1
                 next_paths.append(path)
-            else:
-                _advance(path, current, cands[current], fixed, next_paths)
+            break
+        position = _prepared(stage.matches[current])  # one position at a time: masks grow with n
+        if position.arrays is not None:
+            next_paths = _step_vectorised(paths[:beam], current, position, fixed, beam, len(stage.hyp))
+        else:
+            step = Beam(beam)
+            for path in paths[:beam]:
+                _advance(path, current, position, fixed, step)
+            next_paths = step.paths()
         if not next_paths:
             next_paths.append(paths[0])
     best = min(next_paths, key=_rank)

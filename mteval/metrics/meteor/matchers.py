@@ -12,32 +12,42 @@ from mteval.metrics.meteor.resources import synonym_dictionary
 from mteval.metrics.stemmers import snowball_english
 
 
+def _positions(keys: list) -> dict:
+    """Hypothesis positions (ascending) of every key."""
+    out: dict = {}
+    for i, k in enumerate(keys):
+        out.setdefault(k, []).append(i)
+    return out
+
+
 def exact(module: int, stage: Stage) -> None:
-    """Identical words."""
+    """Identical words (each word's positions looked up, not every pair compared)."""
+    where = _positions(list(stage.hyp))
     for j, r in enumerate(stage.ref):
-        for i, h in enumerate(stage.hyp):
-            if h == r:
-                stage.add(Match(module, j, 1, i, 1))
+        for i in where.get(r, ()):
+            stage.add(Match(module, j, 1, i, 1))
 
 
 def stem(module: int, stage: Stage) -> None:
     """Different words with the same Snowball English stem."""
-    hs = [snowball_english(w) for w in stage.hyp]
+    hyp = stage.hyp
+    where = _positions([snowball_english(w) for w in hyp])
     for j, r in enumerate(stage.ref):
-        rs = snowball_english(r)
-        for i, h in enumerate(stage.hyp):
-            if hs[i] == rs and h != r:
+        for i in where.get(snowball_english(r), ()):
+            if hyp[i] != r:
                 stage.add(Match(module, j, 1, i, 1))
 
 
 def synonym(module: int, stage: Stage) -> None:
     """Different words sharing a WordNet synset (of the word or of its base form)."""
     syn = synonym_dictionary()
-    hs = [syn.synsets_of(w) for w in stage.hyp]
+    hyp = stage.hyp
+    by_synset: dict = {}
+    for i, w in enumerate(hyp):
+        for s in syn.synsets_of(w):
+            by_synset.setdefault(s, []).append(i)
     for j, r in enumerate(stage.ref):
-        rs = syn.synsets_of(r)
-        if not rs:
-            continue
-        for i, h in enumerate(stage.hyp):
-            if h != r and not hs[i].isdisjoint(rs):
+        found = sorted({i for s in syn.synsets_of(r) for i in by_synset.get(s, ())})
+        for i in found:
+            if hyp[i] != r:
                 stage.add(Match(module, j, 1, i, 1))
