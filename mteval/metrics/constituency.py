@@ -21,6 +21,7 @@ variant                   measure (:mod:`mteval.metrics.overlap`)
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from mteval.annotate.layers.labels import XPOS_TAGS
@@ -58,25 +59,45 @@ def label_chains(tree: Tree, max_length: int) -> list[tuple[str, tuple[str, ...]
     return found
 
 
-def phrase_words(tree: Tree) -> list[tuple[str, int]]:
-    """``(phrase label, word id)`` for every word under every inner node except ``ROOT``."""
+def phrase_words(tree: Tree, forms: list[str]) -> Counter[tuple[str, str]]:
+    """Counts of ``(phrase label, word form)`` for every word under every inner node except ``ROOT``
+    (a word under two nested phrases of one type counts twice).
+
+    One depth-first walk with the label counts of the current path: O(words x labels on a path),
+    where listing each node's leaves is O(words x depth)."""
+    counts: Counter[tuple[str, str]] = Counter()
+    on_path: Counter[str] = Counter()
+    stack: list[tuple[Tree, bool]] = [(tree, False)]
+    while stack:
+        node, leaving = stack.pop()
+        counted = not node.is_leaf and node.label != "ROOT"
+        if leaving:
+            on_path[node.label] -= 1
+            continue
+        if node.is_leaf:
+            form = forms[node.word or 0]
+            for label, c in on_path.items():
+                if c:
+                    counts[(label, form)] += c
+            continue
+        if counted:
+            on_path[node.label] += 1
+            stack.append((node, True))
+        stack.extend((c, False) for c in reversed(node.children))
+    return counts
+
+
+def preterminals(tree: Tree) -> list[tuple[str, int]]:
+    """``(tag, word id)`` of every leaf, left to right (iterative: trees may be thousands deep)."""
     found: list[tuple[str, int]] = []
     stack = [tree]
     while stack:
         node = stack.pop()
         if node.is_leaf:
-            continue
-        if node.label != "ROOT":
-            found.extend((node.label, i) for i in node.leaves())
-        stack.extend(node.children)
+            found.append((node.label, node.word or 0))
+        else:
+            stack.extend(reversed(node.children))
     return found
-
-
-def preterminals(tree: Tree) -> list[tuple[str, int]]:
-    """``(tag, word id)`` of every leaf."""
-    if tree.is_leaf:
-        return [(tree.label, tree.word or 0)]
-    return [p for c in tree.children for p in preterminals(c)]
 
 
 @register
@@ -103,4 +124,4 @@ class Constituency(OverlapFamily):
         chains = label_chains(tree, STM_MAX) if len(sentence) else []  # an empty segment has no tree
         return {"STM": self.bags(chains),
                 "Op": self.bags((t, forms[i]) for t, i in preterminals(tree)),
-                "Oc": self.bags((t, forms[i]) for t, i in phrase_words(tree))}
+                "Oc": self.counted_bags(phrase_words(tree, forms))}

@@ -27,6 +27,8 @@ as the LE types.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from mteval.annotate.layers.labels import RELATIONS, UPOS_TAGS
 from mteval.annotate.model import Sentence
 from mteval.metrics.base import MetricInfo
@@ -85,14 +87,29 @@ def depths(sentence: Sentence, kids: list[list[int]]) -> list[int]:
     return depth
 
 
-def _subtree_words(i: int, kids: list[list[int]]) -> list[int]:
-    """Ids of the subtree of word ``i`` (``i`` included)."""
-    stack, found = [i], []
+def relation_words(rels: list[str], forms: list[str], kids: list[list[int]]) -> Counter[tuple[str, str]]:
+    """Counts of ``(relation of word i, form of word k)`` over every word i and every word k of
+    i's subtree (i included): each word counted once per ancestor-or-self with that relation.
+
+    One depth-first walk keeps the relation counts of the current path, so the work is
+    O(words x relations on a path) where listing the subtrees is O(words x depth) (12.5 M pairs
+    for a 5,000-word chain)."""
+    counts: Counter[tuple[str, str]] = Counter()
+    on_path: Counter[str] = Counter()
+    stack: list[tuple[int, bool]] = [(k, False) for k in reversed(kids[0])]
     while stack:
-        k = stack.pop()
-        found.append(k)
-        stack.extend(kids[k])
-    return found
+        node, leaving = stack.pop()
+        if leaving:
+            on_path[rels[node]] -= 1
+            continue
+        on_path[rels[node]] += 1
+        form = forms[node]
+        for rel, c in on_path.items():
+            if c:
+                counts[(rel, form)] += c
+        stack.append((node, True))
+        stack.extend((k, False) for k in reversed(kids[node]))
+    return counts
 
 
 @register
@@ -116,11 +133,10 @@ class Dependency(OverlapFamily):
         depth = depths(sentence, kids)
         levels = ((str(lv), forms[i]) for i in range(1, len(forms))
                   for lv in range(1, min(depth[i], MAX_LEVEL) + 1))
-        by_relation = ((rels[i], forms[k]) for i in range(1, len(forms)) for k in _subtree_words(i, kids))
         paths = chain_paths(len(sentence), kids, HWC_MAX)
         return {"HWC_w": self.bags(head_word_chains(forms, paths)),
                 "HWC_c": self.bags(head_word_chains(cats, paths)),
                 "HWC_r": self.bags(head_word_chains(rels, paths)),
                 "Ol": self.bags(levels),
                 "Oc": self.bags(zip(cats[1:], forms[1:])),
-                "Or": self.bags(by_relation)}
+                "Or": self.counted_bags(relation_words(rels, forms, kids))}

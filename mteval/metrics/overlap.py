@@ -112,6 +112,21 @@ def typed_bags(pairs: Iterable[tuple[str, Hashable]], keys: Interner | None = No
     return Typed(counts, sizes, keys)
 
 
+def typed_counts(counts: Mapping[tuple[str, Hashable], int], keys: Interner | None = None) -> Typed:
+    """:func:`typed_bags` from counted ``(type, item)`` pairs (for bags whose items are many
+    repetitions, e.g. a word under each of its ancestors: counted, not listed)."""
+    keys = keys if keys is not None else SHARED_KEYS
+    ids: Counter[int] = Counter()
+    for pair, count in counts.items():
+        if count:
+            ids[keys.id(pair)] += count
+    sizes: dict[str, int] = {}
+    types = keys.types
+    for k, c in ids.items():
+        sizes[types[k]] = sizes.get(types[k], 0) + c
+    return Typed(ids, sizes, keys)
+
+
 def overlap_counts(hyp: Bag, ref: Bag) -> tuple[int, int]:
     """``(sum min, sum max)`` of two bags (manual §5.2.2 with Asiya's clipping)."""
     hc, rc = hyp.counts, ref.counts
@@ -219,6 +234,10 @@ class OverlapFamily(MetricFamily):
     def bags(self, pairs: Iterable[tuple[str, Hashable]]) -> Typed:
         """:func:`typed_bags` with this family's interned keys."""
         return typed_bags(pairs, self._keys)
+
+    def counted_bags(self, counts: Mapping[tuple[str, Hashable], int]) -> Typed:
+        """:func:`typed_counts` with this family's interned keys."""
+        return typed_counts(counts, self._keys)
 
     @abstractmethod
     def features(self, sentence: Sentence) -> Features:
