@@ -44,10 +44,17 @@ G(p, q) = G(p+1, q) + sum_{y >= q} C(p, y) G(end(p)+1, end(y)+1), run for all la
 pairs (u, v) at once in one sweep over p. Time O(sum over matching (u, v) of |T(u)| |T(v)|),
 at most O(n1^2 n2^2) (all words equal) and close to O(n1 n2 depth) on parses.
 rooted ACET = C(root1, root2); anyroot ACET = sum of C.
+
+Bounds (long segments): the blocks are swept in chunks of about ``MAX_CELLS`` G cells; a pair
+needing more than ``MAX_WORK`` cells is not computed (NaN, see :class:`CesmFamily`); counts past
+float64 are exact integers for small DPs and long double (not exact: 64-bit mantissa) above
+``MAX_EXACT_WORK``.
 """
 
 from __future__ import annotations
 
+import logging
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -60,6 +67,7 @@ from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import MetricFamily, MetricInfo, ScoreSet, Side, mean_score_set
 from mteval.metrics.registry import register
 
+LOG = logging.getLogger(__name__)
 VIRTUAL_ROOT = "<ROOT>"
 LABELS = ("form", "lemma", "upos", "lemma+upos")
 MODES = ("rooted", "anyroot")
@@ -105,22 +113,55 @@ def tree_from_parents(labels: Sequence[int], parents: Sequence[int]) -> OrderedT
                        np.array([end[v] for v in order], dtype=np.int64))
 
 
+MAX_WORK = 200_000_000  # DP cells (float64, ~3 s) one tree pair may fill; above it: not scored
+MAX_EXACT_WORK = 2_000_000  # exact integers only up to this; larger overflowing pairs: long double
+
+
+class TooLarge(ValueError):
+    """A tree pair whose DP exceeds ``MAX_WORK`` cells (CESM scores such a segment NaN)."""
+
+
+def dp_work(t1: OrderedTree, t2: OrderedTree) -> int:
+    """Cells of G the sweep fills: over label-matching inner pairs (u, v), the matched rows of u's
+    window times the width of v's; O(n1 n2 depth) on parses, up to O(n1^2 n2^2) on chains."""
+    bu, bv, match = _blocks(t1, t2)
+    has_match = match.any(axis=1)
+    slot = np.append(np.cumsum(has_match[::-1])[::-1], 0)
+    return int(((slot[bu + 1] - slot[t1.end[bu] + 1]) * (t2.end[bv] - bv + 1)).sum())
+
+
 def acet_table(t1: OrderedTree, t2: OrderedTree) -> np.ndarray:
     """The matrix C(u, v) of common embedded subtrees topped at u (in t1) and v (in t2), as
-    float64; recomputed with exact Python integers if a count overflows (Lin et al. 2008)."""
+    float64; recomputed with exact Python integers if a count overflows (Lin et al. 2008).
+
+    Bounded: a pair whose DP passes ``MAX_WORK`` cells raises :class:`TooLarge` (no parse of an
+    ordinary sentence comes near: a 250-word chain, the worst shape, is 2.4e7); an overflowing
+    pair above ``MAX_EXACT_WORK`` cells (trees of more than ~1,000 words, whose counts pass
+    2^1024) is computed in long double (64-bit mantissa, range 10^4932) rather than with
+    integers thousands of bits long in every cell; beyond that range it raises TooLarge."""
+    work = dp_work(t1, t2)
+    if work > MAX_WORK:
+        raise TooLarge(f"CESM DP of {work} cells (bound {MAX_WORK})")
     table = _acet_sweep(t1, t2, np.float64)
     if not np.all(np.isfinite(table)):
-        table = _acet_sweep(t1, t2, object)
+        del table  # before the second table is built (n1 x n2 cells each)
+        table = _acet_sweep(t1, t2, object if work <= MAX_EXACT_WORK else np.longdouble)
+        if table.dtype != object and not np.all(np.isfinite(table)):
+            raise TooLarge("CESM counts beyond long double range")
     return table
+
+
+def _counts_of(table: np.ndarray) -> tuple[Any, Any]:
+    """(rooted, anyroot) of a C table (or a block of one): floats for float64, else the exact
+    integers or long doubles themselves."""
+    rooted, anyroot = table[0, 0], table.sum()
+    return (float(rooted), float(anyroot)) if table.dtype == np.float64 else (rooted, anyroot)
 
 
 def acet(t1: OrderedTree, t2: OrderedTree) -> tuple[float, float]:
     """(rooted ACET, anyroot ACET) of two ordered labelled trees (Duma et al. 2013, Sec. 3.2):
     floats, or exact Python integers when the counts pass float64's range (trees of ~500 words)."""
-    table = acet_table(t1, t2)
-    if table.dtype == object:
-        return table[0, 0], table.sum()
-    return float(table[0, 0]), float(table.sum())
+    return _counts_of(acet_table(t1, t2))
 
 
 def forest(trees: Sequence[OrderedTree]) -> OrderedTree:
@@ -135,22 +176,32 @@ MAX_CELLS = 4_000_000  # DP cells of one sweep (float64: 32 MB); above it the tr
 
 def acet_many(t1: OrderedTree, others: Sequence[OrderedTree]) -> list[tuple[float, float]]:
     """:func:`acet` of ``t1`` with each of ``others``, in one sweep over ``t1`` when the DP is
-    small enough (the C(u, v) of different trees do not interact)."""
+    small enough (the C(u, v) of different trees do not interact); (NaN, NaN) for a tree whose DP
+    with ``t1`` is over the work bound (:func:`acet_table`)."""
     sizes = [len(t) for t in others]
     if len(others) < 2:
-        return [acet(t1, t) for t in others]
+        return [_acet_or_nan(t1, t) for t in others]
     joined = forest(others)
     blocks = len(_blocks(t1, joined)[0])
     if blocks * (len(t1) + 1) * max(sizes) > MAX_CELLS:
-        return [acet(t1, t) for t in others]
-    table = acet_table(t1, joined)
+        return [_acet_or_nan(t1, t) for t in others]
+    try:
+        table = acet_table(t1, joined)
+    except TooLarge:
+        return [_acet_or_nan(t1, t) for t in others]
     out, start = [], 0
     for n in sizes:
-        block = table[:, start:start + n]
-        rooted, anyroot = block[0, 0], block.sum()
-        out.append((rooted, anyroot) if table.dtype == object else (float(rooted), float(anyroot)))
+        out.append(_counts_of(table[:, start:start + n]))
         start += n
     return out
+
+
+def _acet_or_nan(t1: OrderedTree, t2: OrderedTree) -> tuple[Any, Any]:
+    """:func:`acet`, or (NaN, NaN) for a pair over the work bound (:class:`TooLarge`)."""
+    try:
+        return acet(t1, t2)
+    except TooLarge:
+        return math.nan, math.nan
 
 
 def _blocks(t1: OrderedTree, t2: OrderedTree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -165,13 +216,58 @@ def _blocks(t1: OrderedTree, t2: OrderedTree) -> tuple[np.ndarray, np.ndarray, n
 def _acet_sweep(t1: OrderedTree, t2: OrderedTree, dtype: Any) -> np.ndarray:
     """One descending sweep over t1's preorder positions p updating the G row of every block
     (u, v) whose window holds p. Block columns run right to left (column j is q = end(v)+1-j),
-    so the suffix sums over q are one forward cumsum."""
+    so the suffix sums over q are one forward cumsum.
+
+    Memory is bounded by doing the blocks in chunks (:func:`_chunks`): a chunk's G grid holds only
+    the rows of its blocks' windows and its widest block, about ``MAX_CELLS`` cells; a block only
+    reads C rows of larger u, so chunks taken by decreasing u (never splitting one u) see every C
+    value they need already final."""
     n1, n2 = len(t1), len(t2)
     bu, bv, match = _blocks(t1, t2)
     table = np.zeros((n1, n2 + 1), dtype=dtype)  # column n2: sentinel and padding, always 0
     table[:, :n2][match] = 1  # a pair with a leaf has only the one-node subtree in common
     if len(bu) == 0:
         return table[:, :n2]
+    order = np.argsort(-bu, kind="stable")
+    bu, bv = bu[order], bv[order]
+    # only rows p with a label match change G; slot[r] = stored row of the next such p >= r
+    has_match = np.asarray(match.any(axis=1))
+    slot = np.cumsum(has_match[::-1])[::-1]  # slots numbered from the end; 0 = all ones
+    slot = np.append(slot, 0)
+    for chunk in _chunks(t1, t2, bu, bv, slot):
+        _sweep_chunk(t1, t2, bu[chunk], bv[chunk], table, has_match, slot, dtype)
+    return table[:, :n2]
+
+
+def _chunks(t1: OrderedTree, t2: OrderedTree, bu: np.ndarray, bv: np.ndarray,
+            slot: np.ndarray) -> list[slice]:
+    """Consecutive runs of blocks (sorted by decreasing u) whose G grid -- blocks x stored rows
+    of their windows x widest block -- stays within ``MAX_CELLS`` (one larger block alone)."""
+    base_of = slot[t1.end[bu] + 1]  # slots at or below this lie past the block's window
+    top_of = slot[bu + 1]  # the block's first stored row
+    width_of = t2.end[bv] - bv + 1
+    chunks, start = [], 0
+    base = top = width = 0
+    for b in range(len(bu)):
+        if b == start:
+            base, top, width = int(base_of[b]), int(top_of[b]), int(width_of[b])
+            continue
+        nb, nt, nw = min(base, int(base_of[b])), max(top, int(top_of[b])), max(width, int(width_of[b]))
+        if (b + 1 - start) * (nt - nb + 1) * nw > MAX_CELLS:
+            chunks.append(slice(start, b))
+            start = b
+            base, top, width = int(base_of[b]), int(top_of[b]), int(width_of[b])
+        else:
+            base, top, width = nb, nt, nw
+    chunks.append(slice(start, len(bu)))
+    return chunks
+
+
+def _sweep_chunk(t1: OrderedTree, t2: OrderedTree, bu: np.ndarray, bv: np.ndarray, table: np.ndarray,
+                 has_match: np.ndarray, slot: np.ndarray, dtype: Any) -> None:
+    """The descending sweep for one chunk of blocks (:func:`_acet_sweep`), writing C(u, v) into
+    ``table``; slots are renumbered from the chunk's lowest window end."""
+    n2 = len(t2)
     sizes = t2.end[bv] - bv  # descendants of v; column `sizes` is q = v+1 (the block's value)
     width = int(sizes.max()) + 1
     ys = t2.end[bv][:, None] + 1 - np.arange(width)[None, :]  # node of column j
@@ -181,33 +277,28 @@ def _acet_sweep(t1: OrderedTree, t2: OrderedTree, dtype: Any) -> np.ndarray:
     safe_y = np.minimum(col_y, n2 - 1)
     nxt = np.where(col_y < n2, t2.end[bv][:, None] - t2.end[safe_y], 0)  # column of end(y)+1
     lo, hi = bu + 1, t1.end[bu]
-    starts: list[list[int]] = [[] for _ in range(n1)]
-    for b, u in enumerate(bu.tolist()):
-        starts[u].append(b)
-    # only rows p with a label match change G; slot[r] = stored row of the next such p >= r
-    has_match = np.asarray(match.any(axis=1))
-    slot = np.cumsum(has_match[::-1])[::-1]  # slots numbered from the end; 0 = all ones
-    slot = np.append(slot, 0)
-    # a block reads slot 0 (all ones) for rows past its window; every row it reads inside its
-    # window is written first (descending p), so the rest of the grid needs no initial value
-    grid = np.empty((len(bu), int(slot[0]) + 1, width), dtype=dtype)
+    base = int(slot[hi.max() + 1])
+    local = np.maximum(slot - base, 0)  # 0 = all ones (past every window of the chunk)
+    grid = np.empty((len(bu), int(local[lo.min()]) + 1, width), dtype=dtype)
     grid[:, 0] = 1
-    past = slot[hi + 1]  # slots <= past lie beyond the block's window
-    steps = np.arange(n1)[:, None]
-    act = (lo[None, :] <= steps) & (steps <= hi[None, :]) & has_match[:, None]
+    past = local[hi + 1]  # slots <= past lie beyond the block's window
+    own: dict[int, list[int]] = {}
+    for b, u in enumerate(bu.tolist()):
+        own.setdefault(u, []).append(b)
     ends = t1.end.tolist()
-    for p in range(n1 - 1, -1, -1):
-        if starts[p]:
-            own = np.asarray(starts[p])
-            table[p, bv[own]] = grid[own, np.where(slot[p + 1] > past[own], slot[p + 1], 0), sizes[own]]
-        active = act[p].nonzero()[0]
+    for p in range(int(hi.max()), int(bu.min()) - 1, -1):
+        if p in own:
+            mine = np.asarray(own[p])
+            table[p, bv[mine]] = grid[mine, np.where(local[p + 1] > past[mine], local[p + 1], 0), sizes[mine]]
+        if not has_match[p]:
+            continue
+        active = np.flatnonzero((lo <= p) & (p <= hi))
         if len(active):
             beyond = past[active]
-            at_end = np.where(slot[ends[p] + 1] > beyond, slot[ends[p] + 1], 0)
-            at_next = np.where(slot[p + 1] > beyond, slot[p + 1], 0)
+            at_end = np.where(local[ends[p] + 1] > beyond, local[ends[p] + 1], 0)
+            at_next = np.where(local[p + 1] > beyond, local[p + 1], 0)
             g = grid[active[:, None], at_end[:, None], nxt[active]]
-            grid[active, slot[p]] = grid[active, at_next] + (table[p, col_y[active]] * g).cumsum(axis=1)
-    return table[:, :n2]
+            grid[active, local[p]] = grid[active, at_next] + (table[p, col_y[active]] * g).cumsum(axis=1)
 
 
 def word_acet(t1: OrderedTree, others: Sequence[OrderedTree]) -> list[tuple[float, float]]:
@@ -246,6 +337,11 @@ def sentence_parents(sentence: Sentence, virtual_root: bool = False) -> list[int
     return [n if h == 0 else h - 1 for h in heads] + [-1]
 
 
+def _f_or_lowest(prf: tuple[float, float, float]) -> float:
+    """Sort key of a (P, R, F1): F1, NaN (a reference over the work bound) below everything."""
+    return -math.inf if math.isnan(prf[2]) else prf[2]
+
+
 @dataclass
 class _Reference:
     """One prepared reference side: the tree key of every segment."""
@@ -269,7 +365,10 @@ class CesmFamily(MetricFamily):
     """CESM and CESM-anyroot with their precision and recall (see the module docstring).
 
     Options: ``label`` (form | lemma | upos | lemma+upos, default form), ``virtual_root``
-    (default False), and ``case_sensitive`` (default True).
+    (default False), and ``case_sensitive`` (default True). The signature records ``maxwork``:
+    a segment whose tree pair needs more DP cells (:func:`acet_table`; only trees of thousands of
+    words, far past the annotator's default 250) is scored NaN for every reference that exceeds
+    it, with a warning, instead of exhausting the machine.
     """
 
     family: ClassVar[str] = "CESM"
@@ -283,7 +382,9 @@ class CesmFamily(MetricFamily):
         """Validate the options (``ConfigError`` for an unknown label) and set up the caches."""
         if label not in LABELS:
             raise ConfigError(f"CESM option label={label!r}; allowed: {', '.join(LABELS)}")
-        super().__init__(case_sensitive, label=label, virtual_root=bool(virtual_root), **options)
+        options.pop("maxwork", None)  # recorded from MAX_WORK, not chosen
+        super().__init__(case_sensitive, label=label, virtual_root=bool(virtual_root), maxwork=MAX_WORK,
+                         **options)
         self.label, self.virtual_root = label, bool(virtual_root)
         self._intern: dict[str, int] = {VIRTUAL_ROOT: 0}
         self._trees: dict[tuple, OrderedTree] = {}
@@ -355,8 +456,12 @@ class CesmFamily(MetricFamily):
             for m, prefix in enumerate(("CESM", "CESM-anyroot")):
                 best = max((f_measure(self._cross[(ref.keys[i], hkey)][m], self._self[hkey][m],
                                       self._self[ref.keys[i]][m]) for ref in prepared),
-                           key=lambda prf: prf[2], default=(0.0, 0.0, 0.0))
+                           key=_f_or_lowest, default=(0.0, 0.0, 0.0))
                 out[prefix + "-P"][i], out[prefix + "-R"][i], out[prefix][i] = best
+        unscored = int(np.isnan(out["CESM-anyroot"]).sum())
+        if unscored:
+            LOG.warning("CESM: %d segment(s) of %s over the DP bound of %d cells (trees of thousands "
+                        "of words) scored NaN", unscored, hypothesis.name, MAX_WORK)
         return out
 
     def score(self, hypothesis: Side, prepared: list[_Reference], documents: DocumentIndex,
