@@ -83,7 +83,7 @@ def test_kill_9_at_random_moments_then_resume(clean: tuple[Path, float], tmp_pat
     while kills < KILLS:
         process = subprocess.Popen(["iqsetup", "-q", str(config)], stdout=subprocess.DEVNULL,
                                    stderr=subprocess.PIPE, text=True)
-        time.sleep(rng.uniform(0.05, duration))
+        time.sleep(rng.uniform(0.2, 0.6 * duration))  # start-up, parsing, scoring and writes
         if process.poll() is None:
             process.send_signal(signal.SIGKILL)
             process.wait()
