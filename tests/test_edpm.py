@@ -159,10 +159,11 @@ def test_bounds_and_expected_dl_sum(h: Sentence, r: Sentence, gamma: float) -> N
     np.testing.assert_allclose(bags.lh, bags.dlh.sum(axis=0).T, atol=1e-12)
     np.testing.assert_allclose(bags.dh, bags.dlh.sum(axis=1), atol=1e-12)
     one = DepBags([w.form for w in h.words], one_best_arcs(h, {}))
-    assert one.dlh.sum() == len(h)  # sparse 1-best dlh agrees with the other views
-    np.testing.assert_array_equal(one.dl, one.dlh.sum(axis=2))
-    np.testing.assert_array_equal(one.lh, one.dlh.sum(axis=0).T)
-    np.testing.assert_array_equal(one.dh, one.dlh.sum(axis=1))
+    dlh = one.dlh.dense()  # sparse 1-best counts (Pairs) agree with the other views
+    assert dlh.sum() == len(h)
+    np.testing.assert_array_equal(one.dl, dlh.sum(axis=2))
+    np.testing.assert_array_equal(one.lh, dlh.sum(axis=0).T)
+    np.testing.assert_array_equal(one.dh.dense(), dlh.sum(axis=1))
     same = _score(EDPM(gamma=gamma), hyp, [_with_scores(Side("r", [h.text], [h]), 2.0)], ["EDPM"])
     assert same["EDPM"].system == pytest.approx(1.0)
 
@@ -174,7 +175,7 @@ def test_restricted_dlh_equals_full() -> None:
     hyp, ref = (DepBags([w.form for w in s.words], one_best_arcs(s, labels)) for s in (h, r))
     full = pair_stats(hyp, ref)
     hyp.restrict_dlh({"the", "cat"})
-    assert hyp.dlh.shape[0] == 3 and np.array_equal(pair_stats(hyp, ref), full)
+    assert hyp.dlh.size == 3 and np.array_equal(pair_stats(hyp, ref), full)
     # the same hypothesis text at two segments with different references
     side = Side("h", [h.text] * 2, [h, h])
     fam = DPM()

@@ -69,6 +69,66 @@ def parse_combination(spec: str) -> Combination:
     return Combination("F" if match.group(1) == "F" else "muPR", parts)
 
 
+@dataclass(frozen=True)
+class TreeArcs:
+    """A 1-best tree (DPM): every word's head (0 = root) and label id, and the size of the label
+    index when it was built; what :class:`DepBags` needs without (n+1)^2 marginals."""
+
+    heads: np.ndarray
+    labels: np.ndarray
+    n_labels: int
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """A sparse count table over (row, column) type pairs: sorted unique keys
+    ``row * size + column`` and their counts; ``inner`` labels per row type for dlh rows
+    (``row = type * inner + label``). Used for integer counts (tree arcs, bigrams), so that sums
+    are exact in any order; a long sentence's dense (types x types) tables took GBs."""
+
+    keys: np.ndarray
+    counts: np.ndarray
+    size: int
+    inner: int | None = None  # labels per row type (dlh), None for a plain (type, type) table
+
+    @classmethod
+    def count(cls, rows: np.ndarray, cols: np.ndarray, size: int, inner: int | None = None) -> Pairs:
+        """Counts of the (row, column) pairs given (``size`` column types)."""
+        keys, counts = np.unique(np.asarray(rows, dtype=np.int64) * size + np.asarray(cols, dtype=np.int64),
+                                 return_counts=True)
+        return cls(keys, counts.astype(np.float64), size, inner)
+
+    def dense(self) -> np.ndarray:
+        """The dense table, ``(size, size)`` or for dlh ``(size, inner, size)``."""
+        inner = self.inner or 1
+        out = np.zeros(self.size * inner * self.size)
+        out[self.keys] = self.counts
+        return out.reshape((self.size, self.size) if self.inner is None else (self.size, inner, self.size))
+
+    def match(self, other: Pairs, mine: np.ndarray, theirs: np.ndarray, n_labels: int | None = None) -> float:
+        """Sum of min counts over the pairs of common types (``mine[k]``, ``theirs[k]``: the ids of
+        common type k here and there); labels below ``n_labels`` for dlh."""
+        a, b = self._common(mine, n_labels), other._common(theirs, n_labels)
+        _, ia, ib = np.intersect1d(a[0], b[0], assume_unique=True, return_indices=True)
+        return float(np.minimum(a[1][ia], b[1][ib]).sum())
+
+    def _common(self, ids: np.ndarray, n_labels: int | None) -> tuple[np.ndarray, np.ndarray]:
+        """Keys re-expressed over the common types (dropping the others), with their counts."""
+        index = np.full(self.size, -1, dtype=np.int64)
+        index[ids] = np.arange(len(ids))
+        row, col = self.keys // self.size, self.keys % self.size
+        kind, label = row // (self.inner or 1), row % (self.inner or 1)
+        ok = (index[kind] >= 0) & (index[col] >= 0)
+        width = 1
+        if n_labels is not None:  # both sides' labels below n_labels: one key space
+            ok &= label < n_labels
+            width = n_labels
+        c = len(ids)
+        new = (index[kind[ok]] * width + label[ok]) * c + index[col[ok]]
+        order = np.argsort(new, kind="stable")
+        return new[order], self.counts[ok][order]
+
+
 class DepBags:
     """(Expected) counts of one sentence over its own word types (index 0 = ``<root>``).
 
@@ -77,7 +137,7 @@ class DepBags:
     one dense in (n+1)² x L, only when a ``dlh`` variant asks for it.
     """
 
-    def __init__(self, forms: Sequence[str], arcs: ArcExpectation,
+    def __init__(self, forms: Sequence[str], arcs: ArcExpectation | TreeArcs,
                  tree: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         """``tree``: (heads, label ids) when the counts are one tree's (found by itself if so)."""
         self.types, pos = _types(forms)
@@ -85,27 +145,37 @@ class DepBags:
         self._order = np.argsort(pos, kind="stable")
         self._starts = np.flatnonzero(np.r_[True, np.diff(pos[self._order]) != 0])
         self._arcs = arcs
-        self._dlh: np.ndarray | None = None
+        self._dlh: np.ndarray | Pairs | None = None
         self._pos = pos
+        if isinstance(arcs, TreeArcs):
+            tree = (arcs.heads, arcs.labels)
         self._tree = tree if tree is not None else _as_tree(arcs)  # for a sparse dlh
         self._names = list(self.types)
         self.dlh_index: dict[str, int] = {}
-        self.dl = self._by_type(arcs.by_dependent(), 0)
-        self.lh = self._by_type(arcs.by_head(), 0)
-        self.dh = self._by_type(self._by_type(arcs.marg, 0), 1).T
         v = len(self.types)
+        self.dh: np.ndarray | Pairs
+        if isinstance(arcs, TreeArcs):  # 1-best: counts of the tree's arcs, nothing (n+1)^2
+            heads, labels = arcs.heads, arcs.labels
+            self.dl = np.zeros((v, arcs.n_labels))
+            np.add.at(self.dl, (pos[1:], labels), 1.0)
+            self.lh = np.zeros((v, arcs.n_labels))
+            np.add.at(self.lh, (pos[heads], labels), 1.0)
+            self.dh = Pairs.count(pos[1:], pos[heads], v)
+        else:
+            self.dl = self._by_type(arcs.by_dependent(), 0)
+            self.lh = self._by_type(arcs.by_head(), 0)
+            self.dh = self._by_type(self._by_type(arcs.marg, 0), 1).T
         self.unigrams = np.bincount(pos[1:], minlength=v).astype(np.float64)
-        self.bigrams = np.zeros((v, v))
-        if n > 1:
-            np.add.at(self.bigrams, (pos[1:-1], pos[2:]), 1.0)
+        self.bigrams = Pairs.count(pos[1:-1], pos[2:], v) if n > 1 else Pairs.count(pos[:0], pos[:0], v)
 
     def _by_type(self, x: np.ndarray, axis: int) -> np.ndarray:
         """Sums over the positions of each word type along ``axis``."""
         return np.add.reduceat(np.take(x, self._order, axis=axis), self._starts, axis=axis)
 
     @property
-    def dlh(self) -> np.ndarray:
-        """[dependent type, label, head type] over ``dlh_index`` (all types unless restricted)."""
+    def dlh(self) -> np.ndarray | Pairs:
+        """[dependent type, label, head type] over ``dlh_index`` (all types unless restricted):
+        dense expectations, or for a tree :class:`Pairs` keyed ``(dependent x labels + label, head)``."""
         if self._dlh is None:
             self.restrict_dlh(set(self.types))
         return self._dlh  # type: ignore[return-value]
@@ -125,8 +195,9 @@ class DepBags:
             row[positions] = np.searchsorted(sub[order][starts], sub)
             deps = np.arange(1, len(pos))
             ok = (row[deps] >= 0) & (row[heads] >= 0)
-            self._dlh = np.zeros((len(starts), self._arcs.probs.shape[-1], len(starts)))
-            np.add.at(self._dlh, (row[deps[ok]], labels[ok], row[heads[ok]]), 1.0)
+            n_labels = self._arcs.n_labels if isinstance(self._arcs, TreeArcs) else self._arcs.probs.shape[-1]
+            self._dlh = Pairs.count(row[deps[ok]] * n_labels + labels[ok], row[heads[ok]], len(starts),
+                                    inner=n_labels)
             return
         dense = self._arcs.dense(positions)
         by_type = np.add.reduceat(np.take(dense, order, axis=0), starts, axis=0)
@@ -151,28 +222,35 @@ def _types(forms: Sequence[str]) -> tuple[dict[str, int], np.ndarray]:
     return types, np.asarray(pos, dtype=np.intp)
 
 
-def one_best_arcs(sentence: Sentence, labels: dict[str, int]) -> ArcExpectation:
-    """The annotated tree as a (one-hot) :class:`ArcExpectation`, the γ -> ∞ limit; grows ``labels``."""
+def one_best_arcs(sentence: Sentence, labels: dict[str, int]) -> TreeArcs:
+    """The annotated tree (the γ -> ∞ limit) as heads and label ids; grows ``labels``."""
     n = len(sentence)
     lab = [labels.setdefault(w.deprel, len(labels)) for w in sentence.words]
     heads = np.asarray(sentence.heads(), dtype=np.intp)
     if n and (heads.min() < 0 or heads.max() > n):
         raise InputError(f"head out of range in parsed sentence {sentence.text!r}")
-    marg = np.zeros((n + 1, n + 1))
-    marg[heads, np.arange(1, n + 1)] = 1.0
-    probs = np.zeros((n, 1, len(labels)))
-    probs[np.arange(n), 0, lab] = 1.0
-    return ArcExpectation(marg, heads[:, None], probs)
+    return TreeArcs(heads, np.asarray(lab, dtype=np.intp), len(labels))
 
 
 def _match_one(h: np.ndarray, r: np.ndarray) -> float:
     return float(np.minimum(h, r).sum())
 
 
+def _match_pairs(h: np.ndarray | Pairs, r: np.ndarray | Pairs, ih: np.ndarray, ir: np.ndarray) -> float:
+    """Clipped matches of two [type, type] bags over the common types (``ih``/``ir``: their ids)."""
+    if isinstance(h, Pairs) and isinstance(r, Pairs):
+        return h.match(r, ih, ir)
+    h, r = (x.dense() if isinstance(x, Pairs) else x for x in (h, r))
+    return _match_one(h[ih][:, ih], r[ir][:, ir])
+
+
 def _match_dlh(hyp: DepBags, ref: DepBags, common: list[str], n_labels: int) -> float:
     h, r = hyp.dlh, ref.dlh
     ih = np.asarray([hyp.dlh_index[t] for t in common], dtype=np.intp)
     ir = np.asarray([ref.dlh_index[t] for t in common], dtype=np.intp)
+    if isinstance(h, Pairs) and isinstance(r, Pairs):
+        return h.match(r, ih, ir, n_labels)
+    h, r = (x.dense() if isinstance(x, Pairs) else x for x in (h, r))
     return _match_one(h[ih][:, :n_labels][:, :, ih], r[ir][:, :n_labels][:, :, ir])
 
 
@@ -187,9 +265,9 @@ def pair_stats(hyp: DepBags, ref: DepBags, parts: frozenset[str] = frozenset(DEC
         "dlh": lambda: _match_dlh(hyp, ref, common, nl),
         "dl": lambda: _match_one(hyp.dl[ih, :nl], ref.dl[ir, :nl]),
         "lh": lambda: _match_one(hyp.lh[ih, :nl], ref.lh[ir, :nl]),
-        "dh": lambda: _match_one(hyp.dh[ih][:, ih], ref.dh[ir][:, ir]),
+        "dh": lambda: _match_pairs(hyp.dh, ref.dh, ih, ir),
         "1g": lambda: _match_one(hyp.unigrams[ih], ref.unigrams[ir]),
-        "2g": lambda: _match_one(hyp.bigrams[ih][:, ih], ref.bigrams[ir][:, ir]),
+        "2g": lambda: _match_pairs(hyp.bigrams, ref.bigrams, ih, ir),
     }
     row = np.zeros(N_STATS)
     hn, rn = float(hyp.length), float(ref.length)
@@ -262,7 +340,7 @@ class _PairMatch(StatsFamily):
         forms = [w.form for w in sentence.words]
         return forms if self.case_sensitive else [f.lower() for f in forms]
 
-    def _arcs(self, sentences: Sequence[Sentence], side: str) -> list[ArcExpectation]:
+    def _arcs(self, sentences: Sequence[Sentence], side: str) -> list[ArcExpectation | TreeArcs]:
         """(Expected) arcs of each sentence, label axis in this family's label index."""
         raise NotImplementedError
 
@@ -367,7 +445,7 @@ class DPM(_PairMatch):
             raise ConfigError("DPM uses the 1-best tree (γ = ∞); use EDPM for a finite gamma")
         super().__init__(case_sensitive, **options)
 
-    def _arcs(self, sentences: Sequence[Sentence], side: str) -> list[ArcExpectation]:
+    def _arcs(self, sentences: Sequence[Sentence], side: str) -> list[ArcExpectation | TreeArcs]:
         return [one_best_arcs(s, self._labels) for s in sentences]
 
 
@@ -395,7 +473,7 @@ class EDPM(_PairMatch):
         super().__init__(case_sensitive, **options)
         self.gamma = _gamma(options["gamma"])
 
-    def _arcs(self, sentences: Sequence[Sentence], side: str) -> list[ArcExpectation]:
+    def _arcs(self, sentences: Sequence[Sentence], side: str) -> list[ArcExpectation | TreeArcs]:
         if math.isinf(self.gamma):
             return [one_best_arcs(s, self._labels) for s in sentences]
         missing = [i for i, s in enumerate(sentences) if s.scores is None]
