@@ -1,4 +1,4 @@
-"""Very long segments: ROUGE, GTM, METEOR, DP, CP and CESM stay within memory and time, and their
+"""Very long segments: ROUGE, GTM, METEOR, DP, CP, CESM and DPM stay within memory and time, and their
 bounded algorithms give the numbers of the plain ones.
 
 Each family scores a pair of ~2,000-3,000 words in a child process whose address space is capped
@@ -21,13 +21,14 @@ import textwrap
 from collections import Counter
 from collections.abc import Sequence
 
+import numpy as np
 import pytest
 from helpers import RUEN
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mteval.annotate.model import Sentence, Word
-from mteval.metrics import cesm, constituency, dependency, gtm, rouge
+from mteval.metrics import cesm, constituency, dependency, edpm, gtm, rouge
 from mteval.metrics.meteor import alignment, matchers
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
@@ -387,3 +388,35 @@ def test_cesm_work_bound_gives_nan_not_a_crash() -> None:
     assert all(x != x for x in chain.values())  # NaN: over the bound, said in the log
     assert multi == {"CESM": pytest.approx(1.0), "CESM-anyroot": pytest.approx(1.0)}
     assert f"maxwork:{cesm.MAX_WORK}" in result["signature"]
+
+
+# --------------------------------------------------------------------------- DPM
+
+@SETTINGS
+@given(st.integers(0, 10_000), st.integers(1, 4))
+def test_dpm_sparse_pairs_match_dense_tables(seed: int, labels: int) -> None:
+    rng = random.Random(seed)
+    size, n = rng.randrange(1, 8), rng.randrange(0, 30)
+    rows = [rng.randrange(size) * labels + rng.randrange(labels) for _ in range(n)]
+    cols = [rng.randrange(size) for _ in range(n)]
+    other_rows = [rng.randrange(size) * labels + rng.randrange(labels) for _ in range(n)]
+    a = edpm.Pairs.count(np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64), size, labels)
+    b = edpm.Pairs.count(np.array(other_rows, dtype=np.int64), np.array(cols[::-1], dtype=np.int64), size, labels)
+    common = np.array(sorted(rng.sample(range(size), rng.randrange(size + 1))), dtype=np.intp)
+    mine = rng.sample(range(size), len(common))
+    dense = np.minimum(a.dense()[common][:, :, common], b.dense()[mine][:, :, mine]).sum()
+    assert a.match(b, common, np.array(mine, dtype=np.intp), labels) == dense
+
+
+def test_dpm_long_pair_bounded() -> None:
+    result = run_child("""
+        n = 5000
+        hyp = T.tree_sentence(T.real_words(n, T.OTHER), list(range(n)), 1)
+        ref = T.tree_sentence(T.real_words(n), [0 if i % 25 == 1 else i - 1 for i in range(1, n + 1)], 2)
+        fam = registry.families()["DPM"]()
+        out = fam.score(Side("h", [hyp.text], [hyp]), fam.prepare([Side("r", [ref.text], [ref])]),
+                        DocumentIndex.single(1), ["DPM", "DPM-dlh", "DPM-dh", "DPM-2g"])
+        result = {v: float(x.segments[0]) for v, x in out.items()}
+    """, extra_mb=150, timeout=60)
+    assert result["seconds"] < 10  # the dense (types x labels x types) dlh table alone was GBs
+    assert all(0 < result[v] < 1 for v in ("DPM", "DPM-dlh", "DPM-dh", "DPM-2g"))
