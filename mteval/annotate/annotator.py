@@ -136,8 +136,8 @@ class Annotator:
         if control:
             LOG.warning("%d distinct segment(s) contained control characters; they were removed", control)
         if long:
-            LOG.warning("%d distinct segment(s) longer than %d words (or %d characters) were cut to %d words "
-                        "for parsing", long, self.max_words, max_chars(self.max_words), self.max_words)
+            LOG.warning("%d distinct segment(s) longer than %d words or %d characters were cut there for parsing",
+                        long, self.max_words, max_chars(self.max_words))
         return [p.text for p in prepared]
 
     def _parse_parallel(self, batches: list[list[tuple[str, str]]]) -> None:
