@@ -420,3 +420,31 @@ def test_dpm_long_pair_bounded() -> None:
     """, extra_mb=150, timeout=60)
     assert result["seconds"] < 10  # the dense (types x labels x types) dlh table alone was GBs
     assert all(0 < result[v] < 1 for v in ("DPM", "DPM-dlh", "DPM-dh", "DPM-2g"))
+
+
+def test_edpm_over_long_sentence_counts_its_tree() -> None:
+    """A 2,500-word sentence (one part of its arc scores) is past ``MAX_PART``: EDPM counts its
+    1-best tree (DPM's number) instead of an O(n^3) expectation, and says so in the signature."""
+    result = run_child("""
+        from mteval.annotate.model import ArcScores
+        n = 2500
+        heads = [0 if i % 25 == 1 else i - 1 for i in range(1, n + 1)]
+        sents = []
+        for seed, lines in ((1, T.OTHER), (2, T.LINES)):
+            s = T.tree_sentence(T.real_words(n, lines), heads, seed)
+            arcs = np.random.default_rng(seed).normal(size=(n + 1, n + 1)).astype(np.float32)
+            arcs[heads, np.arange(1, n + 1)] += 5
+            labels = ("nsubj", "obj", "det", "amod", "case", "obl", "advmod", "conj", "root")
+            logp = np.full((n, 1, len(labels)), np.log(1 / len(labels)), dtype=np.float16)
+            sents.append(Sentence(s.words, s.text, (), ArcScores(arcs, labels, np.array(heads)[:, None], logp)))
+        hyp, ref = (Side(k, [s.text], [s]) for k, s in zip("hr", sents))
+        result = {}
+        for family in ("EDPM", "DPM"):
+            fam = registry.families()[family]()
+            out = fam.score(hyp, fam.prepare([ref]), DocumentIndex.single(1), [family])
+            result[family] = float(out[family].segments[0])
+            result[family + "_signature"] = fam.signature(family)
+    """, extra_mb=300, timeout=60)
+    assert result["seconds"] < 10
+    assert result["EDPM"] == result["DPM"] and 0 < result["DPM"] < 1
+    assert f"maxpart:{edpm.MAX_PART}" in result["EDPM_signature"]

@@ -17,6 +17,12 @@ averages over an n-best list with a flattening exponent γ; we take exact expect
 non-projective trees under the parser's scores tempered by γ (:mod:`mteval.metrics.matrix_tree`),
 so γ -> ∞ is DPM. EDPM (§5) = ``F[1g,2g,dl,lh]`` with γ = 0.25.
 
+Bound (long segments): the expectation over one sentence of n words costs O(n^3) time and O(n^2)
+memory (5,000 words: ~40 s and ~2 GB). A segment with a sentence (a connected part of its arc
+scores) longer than ``MAX_PART`` words is counted over its 1-best tree instead (the γ -> ∞ limit,
+DPM's counts), with a warning; ``maxpart`` is in the signature. The annotator's default of 250
+words per segment never reaches it.
+
 Several references: every segment is scored against each reference and the best one (by the
 variant's segment score) supplies that segment's statistics; document and system scores pool the
 chosen statistics (matched, hypothesis and reference counts summed), as SParseval does.
@@ -24,6 +30,7 @@ chosen statistics (matched, hypothesis and reference counts summed), as SParseva
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from collections.abc import Sequence
@@ -36,13 +43,15 @@ from mteval.annotate.model import Sentence
 from mteval.errors import ConfigError, InputError
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import MetricInfo, ScoreSet, Side, StatsFamily, scores_from_stats_matrix
-from mteval.metrics.matrix_tree import ArcExpectation, expected_arcs
+from mteval.metrics.matrix_tree import ArcExpectation, blocks, expected_arcs
 from mteval.metrics.registry import register
 
 DECOMPOSITIONS: tuple[str, ...] = ("dlh", "dl", "lh", "dh", "1g", "2g")
 ROOT = "\x00<root>"  # the virtual root's word type (cannot collide with a token)
 N_STATS = 3 * len(DECOMPOSITIONS)  # per decomposition: matched, hypothesis count, reference count
 DEFAULT_COMBINATION = "F[1g,2g,dl,lh]"
+MAX_PART = 2000  # words of one sentence over which EDPM takes expectations (module docstring)
+LOG = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -472,6 +481,18 @@ class EDPM(_PairMatch):
         options.setdefault("gamma", 0.25)
         super().__init__(case_sensitive, **options)
         self.gamma = _gamma(options["gamma"])
+        if not math.isinf(self.gamma):
+            self.options["maxpart"] = MAX_PART  # in the signature, not an option
+
+    def _too_long(self, sentences: Sequence[Sentence], side: str) -> set[int]:
+        """Indices of the sentences with a part over ``MAX_PART`` words (counted over their 1-best
+        tree, see the module docstring), with a warning."""
+        long = {i for i, s in enumerate(sentences) if s.scores is not None and len(s) > MAX_PART
+                and max(len(p) for p in blocks(s.scores.arcs)) > MAX_PART}
+        if long:
+            LOG.warning("EDPM: %d segment(s) of %s have a sentence over %d words: counted over the "
+                        "1-best tree (DPM counts), not expectations", len(long), side, MAX_PART)
+        return long
 
     def _arcs(self, sentences: Sequence[Sentence], side: str) -> list[ArcExpectation | TreeArcs]:
         if math.isinf(self.gamma):
@@ -480,13 +501,19 @@ class EDPM(_PairMatch):
         if missing:
             raise InputError(f"EDPM: side {side!r} has no parser arc scores for {len(missing)} "
                              "segment(s); annotate with arc scores or use DPM")
+        long = self._too_long(sentences, side)
         scores = [s.scores for s in sentences]
         for sc in scores:
             for label in sc.labels:  # type: ignore[union-attr]
                 self._labels.setdefault(label, len(self._labels))
-        out = []
-        for s, sc, e in zip(sentences, scores, expected_arcs(scores, self.gamma),  # type: ignore[arg-type]
-                            strict=True):
+        expected = iter(expected_arcs([sc for i, sc in enumerate(scores) if i not in long],  # type: ignore[misc]
+                                      self.gamma))
+        out: list[ArcExpectation | TreeArcs] = []
+        for i, (s, sc) in enumerate(zip(sentences, scores, strict=True)):
+            if i in long:
+                out.append(one_best_arcs(s, self._labels))
+                continue
+            e = next(expected)
             if e.marg.shape[0] != len(s) + 1:
                 raise InputError(f"EDPM: arc scores of {s.text!r} cover {e.marg.shape[0] - 1} words, "
                                  f"the parse has {len(s)}")
