@@ -18,7 +18,8 @@ non-projective trees under the parser's scores tempered by γ (:mod:`mteval.metr
 so γ -> ∞ is DPM. EDPM (§5) = ``F[1g,2g,dl,lh]`` with γ = 0.25.
 
 Bound (long segments): the expectation over one sentence of n words costs O(n^3) time and O(n^2)
-memory (5,000 words: ~40 s and ~2 GB). A segment with a sentence (a connected part of its arc
+memory, O(n^2 x labels) with a dlh variant (5,000 words: ~40 s and > 2 GB; 1,000 words: < 1 s and
+~0.3 GB with every variant). A segment with a sentence (a connected part of its arc
 scores) longer than ``MAX_PART`` words is counted over its 1-best tree instead (the γ -> ∞ limit,
 DPM's counts), with a warning; ``maxpart`` is in the signature. The annotator's default of 250
 words per segment never reaches it.
@@ -50,7 +51,7 @@ DECOMPOSITIONS: tuple[str, ...] = ("dlh", "dl", "lh", "dh", "1g", "2g")
 ROOT = "\x00<root>"  # the virtual root's word type (cannot collide with a token)
 N_STATS = 3 * len(DECOMPOSITIONS)  # per decomposition: matched, hypothesis count, reference count
 DEFAULT_COMBINATION = "F[1g,2g,dl,lh]"
-MAX_PART = 2000  # words of one sentence over which EDPM takes expectations (module docstring)
+MAX_PART = 1000  # words of one sentence over which EDPM takes expectations (module docstring)
 LOG = logging.getLogger(__name__)
 
 
