@@ -10,10 +10,12 @@ the 20k segments are longer on average than the first 5k, so the characters rati
 Then one syntactic family (``DP-HWCM_w-4``) on 5,000 English segments x 3 systems (cold annotation
 cache: parsing every distinct sentence with the embedded Stanza models is most of the time).
 
-    python bench/bench_load.py [--quick] [--sizes 5000 20000] [--syntax-segments 5000]
+    python bench/bench_load.py [--quick] [--sizes 5000 20000] [--syntax-segments 5000] [--per-family]
 
 ``--quick`` (or ``MTEVAL_BENCH_QUICK=1``, as ``make bench`` may set) runs 1,000 and 4,000 segments
-and 300 syntactic ones. Prints "skipped" and exits 0 when ``../shared`` is absent.
+and 300 syntactic ones; ``--syntax-segments 0`` skips the syntactic run (~18 min at 5,000 on 2
+shared cores); ``--per-family`` also runs BLEU, chrF and TER alone. Prints "skipped" and exits 0
+when ``../shared`` is absent.
 """
 
 from __future__ import annotations
@@ -119,12 +121,26 @@ def lexical_table(sizes: list[int], tmp: Path) -> list[list[str]]:
     return out
 
 
+def family_table(sizes: list[int], tmp: Path) -> list[list[str]]:
+    """Time and memory of each lexical family alone at each size (which one grows)."""
+    out = [["family", *(f"{n:,}: wall s / peak MB" for n in sizes), "memory ratio"]]
+    for metric in LEXICAL:
+        peaks, cells = [], []
+        for n in sizes:
+            result = measure(write_experiment(tmp / f"{metric}-{n}", segment_rows(n), [metric], "en"))
+            peaks.append(result["maxrss_kb"])
+            cells.append(f"{result['wall']:.1f} / {result['maxrss_kb'] / 1024:.0f}")
+        out.append([metric, *cells, f"{peaks[-1] / peaks[0]:.2f}"])
+    return out
+
+
 def main() -> int:
     """Build the experiments, run them, print the tables; 0 also when ../shared is absent."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", default=os.environ.get("MTEVAL_BENCH_QUICK") == "1")
     parser.add_argument("--sizes", type=int, nargs="+")
     parser.add_argument("--syntax-segments", type=int)
+    parser.add_argument("--per-family", action="store_true", help="also each lexical family alone")
     args = parser.parse_args()
     if not DATA.exists():
         print(f"skipped: {DATA} is absent")
@@ -135,6 +151,9 @@ def main() -> int:
         tmp = Path(name)
         print(f"iqsetup, one reference, 3 systems, metrics {' + '.join(LEXICAL)} (fresh cache each run)")
         print(table(lexical_table(sorted(sizes), tmp)), flush=True)
+        if args.per_family:
+            print("\neach family alone (same experiments)")
+            print(table(family_table(sorted(sizes), tmp)), flush=True)
         if n_syntax > 0:
             config = write_experiment(tmp / f"syntax-{n_syntax}", segment_rows(n_syntax, english_only=True),
                                       SYNTAX, "en")
