@@ -220,7 +220,7 @@ def meteor_reference(stage: alignment.Stage, fixed: dict, beam: int) -> list:
     for m in fixed.values():
         mask1, mask2 = alignment._masks(m)
         start.used1, start.used2 = start.used1 | mask1, start.used2 | mask2
-    next_paths, n = [start], len(stage.matches)
+    next_paths, n = [start], len(stage.ref)
     for current in range(n + 1):
         paths, next_paths = sorted(next_paths, key=alignment._rank), []
         for path in paths[:beam]:
@@ -232,7 +232,7 @@ def meteor_reference(stage: alignment.Stage, fixed: dict, beam: int) -> list:
                 kept = alignment._advance_used(path, current, fixed)
                 next_paths += [kept] if kept is not None else []
                 continue
-            for m in stage.matches[current]:
+            for m in stage.candidates(current):
                 mask1, mask2 = alignment._masks(m)
                 if path.used1 & mask1 or path.used2 & mask2:
                     continue

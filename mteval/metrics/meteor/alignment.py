@@ -17,6 +17,7 @@ Identical sentences use the exact stage only (Meteor's guard against beam-search
 from __future__ import annotations
 
 import heapq
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +27,7 @@ import numpy as np
 BEAM_SIZE = 40
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Match:
     """One candidate match: ``length`` reference words at ``start`` aligned to hypothesis words."""
 
@@ -45,6 +46,40 @@ class Stage:
         self.matches: list[list[Match]] = [[] for _ in ref]
         self.cover1 = [0] * len(hyp)
         self.cover2 = [0] * len(ref)
+        self.exact: tuple[int, dict[str, np.ndarray]] | None = None  # implicit identical-word matches
+
+    def add_exact(self, module: int) -> None:
+        """Every identical-word candidate (reference position outer, hypothesis position inner, as
+        Meteor adds them), kept implicit as the hypothesis positions of each word: a segment of one
+        repeated word has |hyp| x |ref| of them. Must come before any other stage."""
+        if any(self.matches):
+            raise ValueError("the exact stage comes first")
+        where: dict[str, list[int]] = {}
+        for i, w in enumerate(self.hyp):
+            where.setdefault(w, []).append(i)
+        in_ref = Counter(self.ref)
+        for i, w in enumerate(self.hyp):
+            self.cover1[i] += in_ref.get(w, 0)
+        for j, w in enumerate(self.ref):
+            self.cover2[j] += len(where.get(w, ()))
+        self.exact = (module, {w: np.asarray(p, dtype=np.int64) for w, p in where.items()})
+
+    def exact_starts(self, j: int) -> np.ndarray:
+        """Hypothesis positions of the implicit identical-word candidates at reference position j."""
+        if self.exact is None:
+            return np.zeros(0, dtype=np.int64)
+        return self.exact[1].get(self.ref[j], np.zeros(0, dtype=np.int64))
+
+    def count(self, j: int) -> int:
+        """Number of candidates starting at reference position j."""
+        return len(self.exact_starts(j)) + len(self.matches[j])
+
+    def candidates(self, j: int) -> list[Match]:
+        """The candidates starting at reference position j, in the order Meteor added them."""
+        if self.exact is None:
+            return self.matches[j]
+        module = self.exact[0]
+        return [Match(module, j, 1, i, 1) for i in self.exact_starts(j).tolist()] + self.matches[j]
 
     def add(self, m: Match) -> None:
         """Record a candidate match and the words it covers."""
@@ -107,10 +142,10 @@ def _rank(p: PartialPath) -> tuple[int, int, int]:
 def definite_matches(stage: Stage) -> dict[int, Match]:
     """One-to-one, non-overlapping candidates, by reference position: they are fixed."""
     fixed = {}
-    for j, cands in enumerate(stage.matches):
-        if len(cands) != 1:
+    for j in range(len(stage.ref)):
+        if stage.count(j) != 1:
             continue
-        m = cands[0]
+        m = stage.candidates(j)[0]
         if all(stage.cover2[j + k] == 1 for k in range(m.length)) and all(
                 stage.cover1[m.match_start + k] == 1 for k in range(m.match_length)):
             fixed[j] = m
@@ -180,6 +215,25 @@ class Position:
 
     cands: list[Prepared]
     arrays: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None
+    exact: tuple[int, int] | None = None  # (module, reference position) of implicit exact candidates
+
+    def head(self, c: int) -> tuple[Match, int, int]:
+        """Candidate ``c`` and its hypothesis and reference masks."""
+        if self.exact is None:
+            return self.cands[c][:3]  # type: ignore[return-value]
+        m = Match(self.exact[0], self.exact[1], 1, int(self.arrays[0][c]), 1)  # type: ignore[index]
+        return (m, *_masks(m))
+
+
+def _position(stage: Stage, j: int) -> Position:
+    """What a beam step reads at reference position j: implicit exact candidates straight as
+    arrays when they are the only ones and many (:func:`_step_vectorised`), else every candidate."""
+    starts = stage.exact_starts(j)
+    if stage.exact is not None and not stage.matches[j] and len(starts) >= VECTOR_MIN:
+        w = 1.0 if stage.exact[0] == 0 else 0.5  # the aligner's weights (PartialPath.take)
+        weights = np.full(len(starts), 1 * w)
+        return Position([], (starts, weights, weights.copy(), np.abs(j - starts)), (stage.exact[0], j))
+    return _prepared(stage.candidates(j))
 
 
 def _prepared(matches: Sequence[Match]) -> Position:
@@ -318,7 +372,7 @@ def _step_vectorised(paths: list[PartialPath], current: int, position: Position,
             out.append(own[k - len(rows)])
             continue
         r, c = int(rows[k]), int(cols[k])
-        m, mask1, mask2 = position.cands[c][:3]
+        m, mask1, mask2 = position.head(c)
         out.append(_child(expanding[r], m, mask1, mask2, int(ch["m1"][r, c]), int(ch["m2"][r, c]),
                           int(ch["chunks"][r, c]), int(ch["distance"][r, c])))
     return out
@@ -335,7 +389,7 @@ def resolve(stage: Stage, fixed: dict[int, Match], beam: int = BEAM_SIZE) -> lis
         start.used1 |= mask1
         start.used2 |= mask2
     next_paths = [start]
-    n = len(stage.matches)
+    n = len(stage.ref)
     for current in range(n + 1):
         paths = sorted(next_paths, key=_rank)  # stable, as Java's Collections.sort
         if current == n:
@@ -345,7 +399,7 @@ def resolve(stage: Stage, fixed: dict[int, Match], beam: int = BEAM_SIZE) -> lis
                     path.chunks += 1
                 next_paths.append(path)
             break
-        position = _prepared(stage.matches[current])  # one position at a time: masks grow with n
+        position = _position(stage, current)  # one position at a time: masks grow with n
         if position.arrays is not None:
             next_paths = _step_vectorised(paths[:beam], current, position, fixed, beam, len(stage.hyp))
         else:

@@ -21,7 +21,11 @@ def _positions(keys: list) -> dict:
 
 
 def exact(module: int, stage: Stage) -> None:
-    """Identical words (each word's positions looked up, not every pair compared)."""
+    """Identical words (implicit in the stage: :meth:`Stage.add_exact`), or added one by one if
+    another stage came first."""
+    if not any(stage.matches) and stage.exact is None:
+        stage.add_exact(module)
+        return
     where = _positions(list(stage.hyp))
     for j, r in enumerate(stage.ref):
         for i in where.get(r, ()):
