@@ -279,11 +279,13 @@ def test_meteor_long_pair_bounded() -> None:
     result = run_child("""
         hyp, ref = " ".join(T.real_words(2500, T.OTHER)), " ".join(T.real_words(2500))
         result = {"pair": T.score_pair("METEOR", hyp, ref, ["MTR-exact", "MTR-stem"]),
-                  "same": T.score_pair("METEOR", ref, ref, ["MTR-exact", "MTR-wnsyn"])}
+                  "same": T.score_pair("METEOR", ref, ref, ["MTR-exact", "MTR-wnsyn"]),
+                  "the": T.score_pair("METEOR", " ".join(["the"] * 2500), ref, ["MTR-exact"])}
     """, extra_mb=300, timeout=90)
     assert result["seconds"] < 15  # copying every candidate path: ~25 s here
     assert result["same"]["MTR-exact"] == result["same"]["MTR-wnsyn"] > 0.99  # one alignment, one chunk
     assert 0 < result["pair"]["MTR-exact"] <= result["pair"]["MTR-stem"] < 1
+    assert 0 < result["the"]["MTR-exact"] < 0.1  # a degenerate output: 2,500 x 'the' (each a candidate)
 
 
 # --------------------------------------------------------------------------- DP, CP
