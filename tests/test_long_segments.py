@@ -203,12 +203,15 @@ def test_gtm_long_pairs_bounded() -> None:
         alt = " ".join((["a", "a", "b"] * 1000)[:2000])
         result = {"same": T.score_pair("GTM", ref, ref, ["GTM-2"]),
                   "pair": T.score_pair("GTM", " ".join(T.real_words(3000, T.OTHER)), ref, ["GTM-2"]),
-                  "alt": T.score_pair("GTM", alt, " ".join(["a"] * 2000), ["GTM-1", "GTM-2"])}
+                  "alt": T.score_pair("GTM", alt, " ".join(["a"] * 2000), ["GTM-1", "GTM-2"]),
+                  "alt3": T.score_pair("GTM", " ".join((["a", "a", "a", "b"] * 750)[:3000]),
+                                       " ".join(["a"] * 3000), ["GTM-1"])}
     """, extra_mb=250, timeout=60)
     assert result["seconds"] < 20
     assert result["same"]["GTM-2"] == 1.0  # GTM 1.4 listed 4.5 M candidate runs here
     matched = sum(1 for k in range(2000) if k % 3 != 2)  # the hypothesis' a's, each matched once
     assert result["alt"]["GTM-1"] == pytest.approx(2 * matched / 4000)
+    assert result["alt3"]["GTM-1"] == pytest.approx(2 * 2250 / 6000)  # millions of 3-cell runs
     assert 0 < result["pair"]["GTM-2"] < 1
 
 

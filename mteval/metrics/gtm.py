@@ -138,13 +138,32 @@ def _free_runs(hyp_ids: np.ndarray, grid_ids: np.ndarray, used_h: np.ndarray, us
         col_sum = np.concatenate(([0], np.cumsum(used_r)))
         free = (row_sum[i + length] == row_sum[i]) & (col_sum[j + length] == col_sum[j])
         first = int(np.argmax(free)) if free.any() else len(chunk)
-        for key in chunk[:first][length[:first] > 2].tolist():  # cut runs: keep their free pieces
-            _take_or_cut(key, cells, width, used_h, used_r, cap, runs, pieces)
+        for key in _with_pieces(chunk[:first], length[:first], i[:first], j[:first], used_h, used_r).tolist():
+            _take_or_cut(key, cells, width, used_h, used_r, cap, runs, pieces)  # cut: keep free pieces
         k += first
         if first < len(chunk) and not (pieces and -pieces[0] > chunk[first]):
             cap = _take_or_cut(int(chunk[first]), cells, width, used_h, used_r, cap, runs, pieces)
             k += 1
     return cap
+
+
+SHORT = 32  # runs up to this long are tested for free pieces at once (:func:`_with_pieces`)
+
+
+def _with_pieces(keys: np.ndarray, length: np.ndarray, i: np.ndarray, j: np.ndarray,
+                 used_h: np.ndarray, used_r: np.ndarray) -> np.ndarray:
+    """Keys of the runs (none entirely free) that still hold two free cells in a row, i.e. a
+    piece GTM could take later; the others are dropped without being cut one by one."""
+    short = (length > 2) & (length <= SHORT)
+    keep = length > SHORT
+    if short.any():
+        offsets = np.arange(SHORT)
+        inside = offsets[None, :] < length[short][:, None]
+        rows = np.minimum(i[short][:, None] + offsets[None, :], len(used_h) - 1)
+        cols = np.minimum(j[short][:, None] + offsets[None, :], len(used_r) - 1)
+        free = inside & ~used_h[rows] & ~used_r[cols]
+        keep[np.flatnonzero(short)[(free[:, :-1] & free[:, 1:]).any(axis=1)]] = True
+    return keys[keep]
 
 
 def _take_or_cut(key: int, cells: int, width: int, used_h: np.ndarray, used_r: np.ndarray,
