@@ -234,15 +234,16 @@ def _acet_sweep(t1: OrderedTree, t2: OrderedTree, dtype: Any) -> np.ndarray:
     has_match = np.asarray(match.any(axis=1))
     slot = np.cumsum(has_match[::-1])[::-1]  # slots numbered from the end; 0 = all ones
     slot = np.append(slot, 0)
-    for chunk in _chunks(t1, t2, bu, bv, slot):
+    budget = MAX_CELLS if dtype == np.float64 else MAX_CELLS // 4  # wider cells: fewer of them
+    for chunk in _chunks(t1, t2, bu, bv, slot, budget):
         _sweep_chunk(t1, t2, bu[chunk], bv[chunk], table, has_match, slot, dtype)
     return table[:, :n2]
 
 
 def _chunks(t1: OrderedTree, t2: OrderedTree, bu: np.ndarray, bv: np.ndarray,
-            slot: np.ndarray) -> list[slice]:
+            slot: np.ndarray, budget: int) -> list[slice]:
     """Consecutive runs of blocks (sorted by decreasing u) whose G grid -- blocks x stored rows
-    of their windows x widest block -- stays within ``MAX_CELLS`` (one larger block alone)."""
+    of their windows x widest block -- stays within ``budget`` cells (one larger block alone)."""
     base_of = slot[t1.end[bu] + 1]  # slots at or below this lie past the block's window
     top_of = slot[bu + 1]  # the block's first stored row
     width_of = t2.end[bv] - bv + 1
@@ -253,7 +254,7 @@ def _chunks(t1: OrderedTree, t2: OrderedTree, bu: np.ndarray, bv: np.ndarray,
             base, top, width = int(base_of[b]), int(top_of[b]), int(width_of[b])
             continue
         nb, nt, nw = min(base, int(base_of[b])), max(top, int(top_of[b])), max(width, int(width_of[b]))
-        if (b + 1 - start) * (nt - nb + 1) * nw > MAX_CELLS:
+        if (b + 1 - start) * (nt - nb + 1) * nw > budget:
             chunks.append(slice(start, b))
             start = b
             base, top, width = int(base_of[b]), int(top_of[b]), int(width_of[b])
@@ -276,6 +277,7 @@ def _sweep_chunk(t1: OrderedTree, t2: OrderedTree, bu: np.ndarray, bv: np.ndarra
     col_y[:, 0] = n2
     safe_y = np.minimum(col_y, n2 - 1)
     nxt = np.where(col_y < n2, t2.end[bv][:, None] - t2.end[safe_y], 0)  # column of end(y)+1
+    del ys, inside, safe_y
     lo, hi = bu + 1, t1.end[bu]
     base = int(slot[hi.max() + 1])
     local = np.maximum(slot - base, 0)  # 0 = all ones (past every window of the chunk)
