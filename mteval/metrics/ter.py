@@ -43,6 +43,7 @@ MAX_SHIFT_SIZE = 10
 MAX_SHIFT_DIST = 50
 BEAM_WIDTH = 25
 MAX_SHIFT_CANDIDATES = 1000
+_CHECK_EVERY = 4  # BeamEditDistance.distance compares rows with the base's fully every 4th row
 MAX_CACHE_CELLS = 1_000_000  # beam cells kept in BeamEditDistance's prefix cache (about 50 MB at most)
 _INF = 10 ** 16
 # Edit operations (rewriting the hypothesis into the reference).
@@ -94,9 +95,7 @@ class BeamEditDistance:
         """
         rows = self._lookup(hyp)
         start = len(rows) - 1
-        ratio, beam = _beam(len(hyp), self.n_ref)
-        for i in range(start + 1, len(hyp) + 1):
-            rows.append(self._row(hyp, i, rows[i - 1], ratio, beam))
+        self._fill(hyp, rows, len(hyp))
         self._store(hyp, rows, start, keep)
         if keep:
             self.base = rows
@@ -115,15 +114,19 @@ class BeamEditDistance:
         base_score = _final(base[-1], self.n_ref)
         rows = self._lookup(hyp)
         start = len(rows) - 1
-        ratio, beam = _beam(len(hyp), self.n_ref)
-        for i in range(start, len(hyp) + 1):
-            if i > start:
-                rows.append(self._row(hyp, i, rows[i - 1], ratio, beam))
-            if i >= same_from:
+        self._fill(hyp, rows, min(same_from - 1, len(hyp)))  # rows before same_from cannot be compared
+        for i in range(same_from, len(hyp) + 1):
+            if i >= len(rows):
+                self._fill(hyp, rows, i)
+            if rows[i][1] == base[i][1] and rows[i][0] == base[i][0]:
+                offsets: tuple[int, int] | None = (0, 0)
+            elif (i - same_from) % _CHECK_EVERY == 0:
                 offsets = _offsets(rows[i], base[i])
-                if offsets is not None and (offsets[0] == offsets[1] or base_score + offsets[0] > cap):
-                    self._store(hyp[:i], rows, start, False)
-                    return base_score + offsets[0]
+            else:
+                continue
+            if offsets is not None and (offsets[0] == offsets[1] or base_score + offsets[0] > cap):
+                self._store(hyp[:i], rows, start, False)
+                return base_score + offsets[0]
         self._store(hyp, rows, start, False)
         return _final(rows[-1], self.n_ref)
 
@@ -141,6 +144,8 @@ class BeamEditDistance:
 
     def _store(self, hyp: Words, rows: list[Row], start: int, keep: bool) -> None:
         """Cache rows ``start+1 .. len(hyp)`` of ``hyp`` within the budget (all of them, if ``keep``)."""
+        if start >= len(hyp) and not keep:
+            return  # all cached already
         new_cells = sum(len(row[1]) for row in rows[start + 1:len(hyp) + 1])
         if self.cells + new_cells > MAX_CACHE_CELLS:
             if not keep:
@@ -156,37 +161,46 @@ class BeamEditDistance:
             node[hyp[i]] = (child, rows[i + 1])
             node = child
 
-    def _row(self, hyp: Words, i: int, previous: Row, ratio: float, beam: int) -> Row:
-        """Row ``i`` inside the beam (tercom's pseudo-diagonal), from row ``i - 1``."""
-        n_ref, ref = self.n_ref, self.ref
-        diag = math.floor(i * ratio)
-        lo = max(0, diag - beam)
-        hi = n_ref + 1 if i == len(hyp) else min(n_ref + 1, diag + beam)
-        prev = _window(previous, lo - 1, hi)  # previous row's costs at columns lo-1 .. hi-1
-        cost: list[int] = []
-        ops: list[int] = []
-        left = _INF  # this row's cost one column to the left (infinite left of the beam)
-        first = lo
-        if lo == 0:
-            left = prev[1] + 1
-            cost.append(left)
-            ops.append(_DEL)
-            first = 1
-        word = hyp[i - 1]
-        k = first - lo
-        for r, diagonal, up in zip(ref[first - 1:hi - 1], prev[k:], prev[k + 1:]):
-            if word == r:
-                best, op = diagonal, _NOP
+    def _fill(self, hyp: Words, rows: list[Row], stop: int) -> None:
+        """Append rows ``len(rows) .. stop`` inside the beam (tercom's pseudo-diagonal)."""
+        n_ref, ref, n_hyp = self.n_ref, self.ref, len(hyp)
+        ratio, beam = _beam(n_hyp, n_ref)
+        nop, sub, delete, insert = _NOP, _SUB, _DEL, _INS
+        for i in range(len(rows), stop + 1):
+            diag = math.floor(i * ratio)
+            lo = max(0, diag - beam)
+            hi = n_ref + 1 if i == n_hyp else min(n_ref + 1, diag + beam)
+            first = max(lo, 1)  # columns first-1 .. hi-1 of the previous row are read
+            start, previous = rows[i - 1][0], rows[i - 1][1]
+            if start <= first - 1 and hi <= start + len(previous):  # the usual case: all inside its beam
+                prev, o = previous, -start  # column c is prev[c + o]
             else:
-                best, op = diagonal + 1, _SUB
-            if up + 1 < best:
-                best, op = up + 1, _DEL
-            if left + 1 < best:
-                best, op = left + 1, _INS
-            cost.append(best)
-            ops.append(op)
-            left = best
-        return lo, cost, ops
+                prev, o = _window(rows[i - 1], first - 1, hi), 1 - first  # infinite outside its beam
+            cost: list[int] = []
+            ops: list[int] = []
+            left = _INF  # this row's cost one column to the left (infinite left of the beam)
+            if lo == 0:
+                left = prev[o] + 1
+                cost.append(left)
+                ops.append(delete)
+            word = hyp[i - 1]
+            add_cost, add_op = cost.append, ops.append
+            for r, best, up in zip(ref[first - 1:hi - 1], prev[first - 1 + o:hi - 1 + o], prev[first + o:hi + o]):
+                if word == r:  # ties: match/substitution, then deletion, then insertion
+                    op = nop
+                else:
+                    best += 1
+                    op = sub
+                up += 1
+                if up < best:
+                    best, op = up, delete
+                left += 1
+                if left < best:
+                    best, op = left, insert
+                add_cost(best)
+                add_op(op)
+                left = best
+            rows.append((lo, cost, ops))
 
     def _trace(self, rows: list[Row]) -> list[int]:
         """Operations along the best path, from the start (it stays in the beam: its cells are finite)."""
