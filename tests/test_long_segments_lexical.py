@@ -107,8 +107,11 @@ PRELUDE = textwrap.dedent("""
     sys.path.insert(0, ARGS["tests"])
     OUT = {}
 """)
+# VmHWM, not getrusage's ru_maxrss: Linux carries the forking parent's peak (pytest's, over 1 GB
+# late in the suite) into the child's ru_maxrss across exec; VmHWM belongs to the new image only.
 EPILOGUE = textwrap.dedent("""
-    OUT["maxrss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with open("/proc/self/status") as status:
+        OUT["maxrss_kb"] = next(int(l.split()[1]) for l in status if l.startswith("VmHWM:"))
     print(json.dumps(OUT))
 """)
 CAP = 3 << 30  # address-space cap of a child (bytes)
