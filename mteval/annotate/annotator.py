@@ -19,6 +19,7 @@ text is not in the cache, so a warm re-run never imports torch.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -41,20 +42,24 @@ from mteval.errors import MtevalError
 
 LOG = logging.getLogger(__name__)
 BATCH_SIZE = 500  # segments per parse call and per cache shard
+# workers=None: parse in min(cores, AUTO_WORKERS) single-thread processes when at least
+# AUTO_PARALLEL_MIN segments are to be parsed (each worker loads the models: ~600 MB, a few seconds)
+AUTO_WORKERS = 4
+AUTO_PARALLEL_MIN = 200
 
 
 class Annotator:
     """Cached Stanza annotation of segment texts (see the module docstring)."""
 
     def __init__(self, cache_dir: Path, language: str = "en", model_paths: dict[str, str] | None = None,
-                 processors: str = DEFAULT_PROCESSORS, workers: int = 1,
+                 processors: str = DEFAULT_PROCESSORS, workers: int | None = None,
                  max_words: int = MAX_WORDS, batch_size: int = BATCH_SIZE) -> None:
         self.language = language
         self.choice = resolve_models(language, available_processors(language, processors, model_paths), model_paths)
         self.processors = ",".join(self.choice.processors)
         self._identity = model_identity(self.choice)
         self.cache = AnnotationCache(Path(cache_dir))
-        self.workers = max(1, int(workers))
+        self.workers = workers if workers is None else max(1, int(workers))
         self.max_words = max_words
         self.batch_size = batch_size
         self._parser: StanzaParser | None = None
@@ -118,15 +123,22 @@ class Annotator:
         with self.cache.locked():
             self.cache.refresh()
             todo = sorted((k, self._texts[k]) for k in keys if k not in self.cache)
-            size = self.batch_size if self.workers == 1 else \
-                max(1, min(self.batch_size, -(-len(todo) // self.workers)))
+            workers = self._workers_for(len(todo))
+            size = self.batch_size if workers == 1 else max(1, min(self.batch_size, -(-len(todo) // workers)))
             batches = [todo[start: start + size] for start in range(0, len(todo), size)]
-            if self.workers > 1 and len(batches) > 1:
-                self._parse_parallel(batches)
+            if workers > 1 and len(batches) > 1:
+                self._parse_parallel(batches, workers)
             else:
                 for batch in batches:
                     nonempty = [t for _, t in batch if t]
                     self._commit(batch, self._get_parser().parse(nonempty) if nonempty else [])
+
+    def _workers_for(self, n_texts: int) -> int:
+        """The configured workers, or (None) one per core up to AUTO_WORKERS for large jobs; the
+        parses are the same either way (each segment is parsed alone, with one torch thread)."""
+        if self.workers is not None:
+            return self.workers
+        return min(os.cpu_count() or 1, AUTO_WORKERS) if n_texts >= AUTO_PARALLEL_MIN else 1
 
     def _clean(self, texts: Sequence[str]) -> list[str]:
         """Prepare distinct texts; warn (once per call) about what was changed."""
@@ -140,12 +152,12 @@ class Annotator:
                         long, self.max_words, max_chars(self.max_words))
         return [p.text for p in prepared]
 
-    def _parse_parallel(self, batches: list[list[tuple[str, str]]]) -> None:
+    def _parse_parallel(self, batches: list[list[tuple[str, str]]], workers: int) -> None:
         """Parse batches in worker processes, committing each as soon as it is done."""
         from mteval.annotate.workers import parse_parallel  # noqa: PLC0415
 
         texts = [[t for _, t in batch if t] for batch in batches]
-        for index, parsed in parse_parallel(self.choice, texts, self.workers):
+        for index, parsed in parse_parallel(self.choice, texts, min(workers, len(batches))):
             self._commit(batches[index], parsed)
 
     def _commit(self, items: list[tuple[str, str]], parsed: Sequence[tuple[Sentence, ArcScores | None]]) -> None:
