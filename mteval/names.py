@@ -23,7 +23,7 @@ import unicodedata
 from collections.abc import Iterable
 
 MAX_LENGTH = 100
-_SAFE = re.compile(r"^[^\W_][\w.+@=-]*$")
+_SAFE = re.compile(r"[^\W_][\w.+@=-]*")  # used with fullmatch: "$" would accept a final newline
 RULE = ("letters, digits and _ - . + @ = only, starting with a letter or digit, "
         f"at most {MAX_LENGTH} characters")
 
@@ -40,7 +40,7 @@ def name_problem(name: str) -> str | None:
         return "empty name"
     if unicodedata.normalize("NFC", name) != name:
         return f"name {shown(name)} is not in Unicode NFC form"
-    if len(name) > MAX_LENGTH or not _SAFE.match(name):
+    if len(name) > MAX_LENGTH or not _SAFE.fullmatch(name):
         return f"name {shown(name)} is not allowed ({RULE})"
     return None
 

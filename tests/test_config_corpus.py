@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import ENDE, run
+from helpers import ENDE, ende_config, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_bad_input import assert_user_error
@@ -360,3 +360,9 @@ def test_legacy_same_file_name_twice(tmp_path: Path) -> None:
 ])
 def test_legacy_refusals(tmp_path: Path, line: str, fragments: tuple[str, ...]) -> None:
     refuse_load(_legacy(tmp_path, line), *fragments)
+
+
+def test_a_language_code_with_a_final_newline_is_refused(tmp_path: Path) -> None:
+    config = ende_config(tmp_path, language="en\n")
+    with pytest.raises(ConfigError, match="language"):
+        load(config)

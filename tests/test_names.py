@@ -48,3 +48,8 @@ def test_a_component_never_leaves_its_folder(component: str) -> None:
     if check_component(component) is None:
         root = Path("/cache/root")
         assert Path(os.path.normpath(root / component)).parent == root
+
+
+@pytest.mark.parametrize("name", ["sys\n", "0\n", "A\r"])
+def test_a_final_newline_is_not_a_name(name: str) -> None:
+    assert name_problem(name) is not None

@@ -50,8 +50,8 @@ QUOTE_CHARS = 60  # values quoted in error messages are cut to this many charact
 MAX_METRIC_NAME = 100
 # integer options under 'annotation:' (read by mteval.annotate.annotator.Annotator): inclusive ranges
 ANNOTATION_RANGES = {"workers": (1, 64), "max_words": (1, 10_000), "batch_size": (1, 100_000)}
-_LANGUAGE = re.compile(r"^[a-z]{2,3}(?:[-_][a-z0-9]{2,8})*$")  # en, de, zh-hans, pt_br
-_PROCESSOR = re.compile(r"^[a-z_]+$")
+_LANGUAGE = re.compile(r"^[a-z]{2,3}(?:[-_][a-z0-9]{2,8})*\Z")  # en, de, zh-hans, pt_br
+_PROCESSOR = re.compile(r"^[a-z_]+\Z")
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _QUOTE = reprlib.Repr()
