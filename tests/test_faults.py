@@ -162,3 +162,43 @@ def test_write_failure_at_the_write_layer(tmp_path: Path) -> None:
     assert_disk_full_handled(result, tmp_path / "cache", "File too large")
     assert not list((tmp_path / "cache").rglob("*.xml"))
     assert (ENDE / "refs" / "A.de").exists()
+
+
+def _children(pid: int) -> list[int]:
+    tasks = Path(f"/proc/{pid}/task")
+    found: list[int] = []
+    for task in tasks.iterdir() if tasks.exists() else []:
+        children = (task / "children").read_text().split() if (task / "children").exists() else []
+        found += [int(c) for c in children]
+    return found
+
+
+def _alive(pid: int) -> bool:
+    status = Path(f"/proc/{pid}/status")
+    return status.exists() and "State:\tZ" not in status.read_text()
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_parse_workers_stop_when_iqsetup_is_killed(tmp_path: Path) -> None:
+    """``kill -9`` of iqsetup while its parse workers run: they leave within seconds instead of
+    parsing their batches to the end for nobody."""
+    config = make_experiment(tmp_path / "workers")
+    data = yaml.safe_load(config.read_text(encoding="utf-8"))
+    data["annotation"]["workers"] = 2
+    config.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    process = subprocess.Popen(["iqsetup", "-q", str(config)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    workers: list[int] = []
+    while time.monotonic() < deadline and process.poll() is None:
+        workers = [c for c in _children(process.pid)
+                   if "spawn_main" in Path(f"/proc/{c}/cmdline").read_text(errors="replace")]
+        if len(workers) >= 2:
+            break
+        time.sleep(0.2)
+    assert len(workers) >= 2, "the parse workers never started"
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(w) for w in workers):
+        time.sleep(0.2)
+    assert not any(_alive(w) for w in workers), "a parse worker outlived iqsetup"

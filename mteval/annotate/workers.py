@@ -10,6 +10,9 @@ scales poorly on these small matrices): see docs/annotation.md for the measureme
 from __future__ import annotations
 
 import multiprocessing
+import os
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
@@ -20,11 +23,25 @@ Parsed = list[tuple[Sentence, ArcScores | None]]
 _PARSER: StanzaParser | None = None
 
 
-def _start(choice: ModelChoice) -> None:
-    """Worker initialiser: one torch thread, one pipeline."""
+def _start(choice: ModelChoice, parent: int) -> None:
+    """Worker initialiser: leave with the parent (its pid given by the parent itself, which may
+    already be gone while this worker imports), one torch thread, one pipeline."""
     global _PARSER
+    _exit_with_parent(parent)
     set_threads(1)
     _PARSER = StanzaParser(choice)
+
+
+def _exit_with_parent(parent: int, every: float = 0.5) -> None:
+    """A worker whose parent is gone (``kill -9`` of iqsetup) stops at once instead of parsing
+    its batch to the end for nobody (it would hold ~700 MB and a core for minutes)."""
+    def watch() -> None:
+        while True:
+            time.sleep(every)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def _parse(texts: Sequence[str]) -> Parsed:
@@ -36,7 +53,8 @@ def _parse(texts: Sequence[str]) -> Parsed:
 def parse_parallel(choice: ModelChoice, batches: Sequence[Sequence[str]], workers: int) -> Iterator[tuple[int, Parsed]]:
     """Yield ``(batch index, parsed batch)`` in completion order."""
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_start, initargs=(choice,)) as pool:
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_start,
+                             initargs=(choice, os.getpid())) as pool:
         pending: dict[Future[Parsed], int] = {pool.submit(_parse, b): i for i, b in enumerate(batches)}
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
