@@ -46,5 +46,9 @@ def _acquire(fd: int, path: Path) -> None:
         return
     except BlockingIOError:
         holder = os.pread(fd, 64, 0).decode("utf-8", errors="replace").strip() or "another process"
+    except OSError as exc:  # a file system without locks (some network mounts): go on, say so
+        LOG.warning("cannot lock %s (%s); concurrent runs on this cache are not serialised", path,
+                    exc.strerror or exc)
+        return
     LOG.warning("waiting: another run (%s) is writing this cache (lock file %s)", holder, path)
     fcntl.flock(fd, fcntl.LOCK_EX)
