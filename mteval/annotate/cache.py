@@ -21,7 +21,6 @@ missing). A ``.keys`` in the earlier format (a bare list, no digests) is ignored
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import io
 import json
@@ -37,6 +36,7 @@ import numpy as np
 
 from mteval.annotate.model import ArcScores, Sentence, parse_conllu, to_conllu
 from mteval.errors import CacheError
+from mteval.filelock import file_mode, held
 
 LOG = logging.getLogger(__name__)
 _SEQ = count()
@@ -50,13 +50,6 @@ def cache_key(text: str, language: str, identity: str, processors: str) -> str:
     return hashlib.sha256(blob).hexdigest()
 
 
-def _file_mode() -> int:
-    """The mode ``open()`` gives a new file under the current umask (0644 under umask 022)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
 def _write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` durably: temporary file, fsync, umask mode, rename, fsync of the
     folder (the temporary file is removed if anything fails)."""
@@ -66,7 +59,7 @@ def _write_atomic(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fchmod(fh.fileno(), _file_mode())
+            os.fchmod(fh.fileno(), file_mode())
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     finally:
@@ -267,24 +260,10 @@ class AnnotationCache:
     def locked(self) -> Iterator[None]:
         """Hold the cache's advisory lock (parse-and-write by one process at a time); say once on
         stderr whom we wait for. The kernel releases it when the holder exits, even on kill -9."""
-        path = self.root / LOCK_NAME
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, _file_mode())
-        except OSError as exc:
-            raise CacheError(f"cannot create the annotation cache lock: {exc.strerror or exc}", path) from None
-        try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                holder = os.pread(fd, 64, 0).decode("utf-8", errors="replace").strip() or "another process"
-                LOG.warning("waiting for the annotation cache %s (%s is parsing into it)", self.root, holder)
-                fcntl.flock(fd, fcntl.LOCK_EX)
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"pid {os.getpid()}\n".encode(), 0)
+        waiting = f"waiting for the annotation cache {self.root} ({{holder}} is parsing into it)"
+        with held(self.root / LOCK_NAME, waiting):
             self._remove_stale_temporaries()
             yield
-        finally:
-            os.close(fd)
 
     def _remove_stale_temporaries(self) -> None:
         """Delete temporary files of killed runs (only lock holders write, so none is in use)."""

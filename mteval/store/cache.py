@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 from mteval.errors import CacheError
+from mteval.filelock import file_mode
 from mteval.names import check_component
 from mteval.scores import ScoreSet
 from mteval.store.iqxml import ScoreFile, parse, read_header, to_xml
@@ -25,15 +26,6 @@ LOG = logging.getLogger(__name__)
 def refset_name(references: list[str] | tuple[str, ...]) -> str:
     """Directory name of a reference set: names joined with ``_`` in the given order."""
     return "_".join(references)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-FILE_MODE = 0o666 & ~_umask()  # new files as open() would make them: 0644 under the usual umask 022
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -49,7 +41,7 @@ def atomic_write(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
-            os.fchmod(f.fileno(), FILE_MODE)
+            os.fchmod(f.fileno(), file_mode())
             os.fsync(f.fileno())
         os.replace(tmp, path)
         tmp = None

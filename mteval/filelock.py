@@ -1,0 +1,57 @@
+"""One advisory ``flock`` on a lock file, shared by the score cache and the annotation cache.
+
+A second process waits, saying once on stderr (a ``logging`` warning) who holds the lock; the
+kernel releases the lock when its holder exits, even after ``kill -9``, so a stale lock file never
+blocks a later run. On a file system without locks (some network mounts) the holder warns once
+and goes on unserialised.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from mteval.errors import CacheError
+
+LOG = logging.getLogger("mteval.lock")
+
+
+def file_mode() -> int:
+    """The mode ``open()`` gives new files under the current umask (0644 under 022)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+@contextmanager
+def held(path: Path, waiting: str) -> Iterator[None]:
+    """Hold the lock on ``path`` for the ``with`` block. ``waiting`` is the message said while
+    another process holds it; ``{holder}`` in it is replaced by that process's ``pid N``."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, file_mode())
+    except OSError as exc:
+        raise CacheError(f"cannot create the lock file: {exc.strerror or exc}", path) from None
+    try:
+        _acquire(fd, path, waiting)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _acquire(fd: int, path: Path, waiting: str) -> None:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return
+    except BlockingIOError:
+        holder = os.pread(fd, 64, 0).decode("utf-8", errors="replace").strip() or "another process"
+    except OSError as exc:
+        LOG.warning("cannot lock %s (%s); concurrent runs are not serialised", path, exc.strerror or exc)
+        return
+    LOG.warning(waiting.replace("{holder}", holder))
+    fcntl.flock(fd, fcntl.LOCK_EX)
