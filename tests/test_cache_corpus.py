@@ -286,13 +286,13 @@ def test_written_files_have_every_segment(experiment: Path) -> None:
 
 def test_a_file_system_without_locks_warns_and_goes_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                       caplog: pytest.LogCaptureFixture) -> None:
-    from mteval import filelock
+    from mteval import files
     from mteval.store import lock
 
     def no_locks(fd: int, operation: int) -> None:
         raise OSError(37, "No locks available")
 
-    monkeypatch.setattr(filelock.fcntl, "flock", no_locks)
+    monkeypatch.setattr(files.fcntl, "flock", no_locks)
     with lock.exclusive(tmp_path / "cache"):
         (tmp_path / "cache" / "inside").write_text("ran", encoding="utf-8")
     assert (tmp_path / "cache" / "inside").exists()

@@ -36,7 +36,7 @@ import numpy as np
 
 from mteval.annotate.model import ArcScores, Sentence, parse_conllu, to_conllu
 from mteval.errors import CacheError
-from mteval.filelock import file_mode, held
+from mteval.files import held, write_atomic
 
 LOG = logging.getLogger(__name__)
 _SEQ = count()
@@ -48,27 +48,6 @@ def cache_key(text: str, language: str, identity: str, processors: str) -> str:
     """The cache key of one segment text under one model configuration."""
     blob = "\x1f".join((text, language, identity, processors)).encode("utf-8")
     return hashlib.sha256(blob).hexdigest()
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` durably: temporary file, fsync, umask mode, rename, fsync of the
-    folder (the temporary file is removed if anything fails)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{next(_SEQ)}.tmp")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fchmod(fh.fileno(), file_mode())
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    folder = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(folder)
-    finally:
-        os.close(folder)
 
 
 def _sha256(data: bytes) -> str:
@@ -246,11 +225,11 @@ class AnnotationCache:
         shard = f"{os.getpid()}-{next(_SEQ):06d}-{hashlib.sha1(''.join(keys).encode()).hexdigest()[:12]}"
         npz = _npz_bytes(scores)
         if npz is not None:
-            _write_atomic(self.root / f"{shard}.npz", npz)
+            write_atomic(self.root / f"{shard}.npz", npz, fsync_folder=True)
         conllu = to_conllu(sentences).encode("utf-8")
-        _write_atomic(self.root / f"{shard}.conllu", conllu)
+        write_atomic(self.root / f"{shard}.conllu", conllu, fsync_folder=True)
         record = _commit_record(keys, _sha256(conllu), None if npz is None else _sha256(npz))
-        _write_atomic(self.root / f"{shard}.keys", record)
+        write_atomic(self.root / f"{shard}.keys", record, fsync_folder=True)
         self._records[shard] = _read_commit(record) or {}
         self._sentences[shard] = list(sentences)
         for pos, key in enumerate(keys):

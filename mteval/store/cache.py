@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import logging
 import os
-import tempfile
 from pathlib import Path
 
 from mteval.errors import CacheError
-from mteval.filelock import file_mode
+from mteval.files import write_atomic
 from mteval.names import check_component
 from mteval.scores import ScoreSet
 from mteval.store.iqxml import ScoreFile, parse, read_header, to_xml
@@ -34,22 +33,10 @@ def atomic_write(path: Path, data: bytes) -> None:
     fsynced (10 ms a file here), so a power loss may undo a rename, and the next run computes that
     file again. The file gets the umask's mode (shared caches stay readable by the team).
     A failed write (disk full, permissions) removes the temporary file and raises CacheError."""
-    tmp: str | None = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fchmod(f.fileno(), file_mode())
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-        tmp = None
+        write_atomic(path, data)
     except OSError as exc:
         raise CacheError(f"cannot write: {exc.strerror or exc}", path) from None
-    finally:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
 
 
 def check_writable(root: Path) -> None:

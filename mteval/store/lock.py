@@ -1,5 +1,5 @@
 """One writer at a time per score cache: an advisory ``flock`` on ``CACHE/.lock``
-(:mod:`mteval.filelock`). A second ``iqsetup`` (or ``iqeval -TRY``, ``mteval tune``) on the same
+(:mod:`mteval.files`). A second ``iqsetup`` (or ``iqeval -TRY``, ``mteval tune``) on the same
 cache waits, saying once on stderr which process holds the lock."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from mteval.errors import CacheError
-from mteval.filelock import held
+from mteval.files import held
 from mteval.store.cache import check_writable
 
 LOCK_NAME = ".lock"

@@ -1,6 +1,11 @@
-"""One advisory ``flock`` on a lock file, shared by the score cache and the annotation cache.
+"""Durable files shared by the score cache and the annotation cache: atomic writes with the
+umask's mode, and one advisory ``flock`` per cache.
 
-A second process waits, saying once on stderr (a ``logging`` warning) who holds the lock; the
+An atomic write goes to a temporary file in the same folder (``.NAME.*.tmp``, which a lock holder
+may delete as left by a killed run), is fsynced, gets the mode ``open()`` would give, and is
+renamed over the target: a reader sees the old file or the new one, never part of one.
+
+For locks, a second process waits, saying once on stderr (a ``logging`` warning) who holds the lock; the
 kernel releases the lock when its holder exits, even after ``kill -9``, so a stale lock file never
 blocks a later run. On a file system without locks (some network mounts) the holder warns once
 and goes on unserialised.
@@ -11,6 +16,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,6 +31,28 @@ def file_mode() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return 0o666 & ~mask
+
+
+def write_atomic(path: Path, data: bytes, fsync_folder: bool = False) -> None:
+    """Write ``data`` to ``path`` atomically and durably (module docstring); ``fsync_folder`` also
+    makes the rename itself durable. Raises OSError; the temporary file never stays behind."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fchmod(f.fileno(), file_mode())
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    if fsync_folder:
+        folder = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
 
 
 @contextmanager
