@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
+import reprlib
 from pathlib import Path
+from typing import Any
+
+QUOTE_CHARS = 60  # values quoted in error messages are cut to this many characters
+_QUOTE = reprlib.Repr()
+_QUOTE.maxstring = _QUOTE.maxother = QUOTE_CHARS
+_QUOTE.maxlist = _QUOTE.maxdict = _QUOTE.maxtuple = _QUOTE.maxset = 4
+_QUOTE.maxlevel = 2
+
+
+def quote(value: Any, limit: int = QUOTE_CHARS) -> str:
+    """``repr(value)`` cut to ``limit`` characters, in bounded time for any nesting: how every
+    one-line message shows a value it was given."""
+    text = _QUOTE.repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 class MtevalError(Exception):

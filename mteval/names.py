@@ -22,16 +22,12 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from mteval.errors import quote
+
 MAX_LENGTH = 100
 _SAFE = re.compile(r"[^\W_][\w.+@=-]*")  # used with fullmatch: "$" would accept a final newline
 RULE = ("letters, digits and _ - . + @ = only, starting with a letter or digit, "
         f"at most {MAX_LENGTH} characters")
-
-
-def shown(name: str, limit: int = 60) -> str:
-    """``repr(name)``, cut to ``limit`` characters for one-line messages."""
-    text = repr(name)
-    return text if len(text) <= limit else text[: limit - 4] + "...'"
 
 
 def name_problem(name: str) -> str | None:
@@ -39,9 +35,9 @@ def name_problem(name: str) -> str | None:
     if not isinstance(name, str) or not name:
         return "empty name"
     if unicodedata.normalize("NFC", name) != name:
-        return f"name {shown(name)} is not in Unicode NFC form"
+        return f"name {quote(name)} is not in Unicode NFC form"
     if len(name) > MAX_LENGTH or not _SAFE.fullmatch(name):
-        return f"name {shown(name)} is not allowed ({RULE})"
+        return f"name {quote(name)} is not allowed ({RULE})"
     return None
 
 
@@ -65,9 +61,9 @@ def collisions(names: Iterable[str]) -> list[tuple[str, str]]:
 def check_component(component: str) -> str | None:
     """Why ``component`` cannot be one path component under the cache root, or None."""
     if not component or component in (".", ".."):
-        return f"{shown(component)} is not a valid file name"
+        return f"{quote(component)} is not a valid file name"
     if any(c in component for c in "/\\\0") or any(unicodedata.category(c) == "Cc" for c in component):
-        return f"{shown(component)} contains a path separator or a control character"
+        return f"{quote(component)} contains a path separator or a control character"
     if len(component.encode("utf-8")) > 200:
-        return f"{shown(component)} is longer than 200 bytes"
+        return f"{quote(component)} is longer than 200 bytes"
     return None

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mteval.names import check_component, collisions, name_problem, shown
+from mteval.errors import quote
+from mteval.names import check_component, collisions, name_problem
 
 
 @pytest.mark.parametrize("name", ["A", "Online-W", "nuclear_trans", "HYB.1", "Übersetzer", "sys+bpe@2=x", "1"])
@@ -31,7 +32,7 @@ def test_collisions_up_to_case_and_normalisation() -> None:
 def test_messages_are_short() -> None:
     problem = name_problem("x" * 300)
     assert problem is not None and len(problem) < 200
-    assert len(shown("y" * 1000)) == 60
+    assert len(quote("y" * 1000)) == 60
 
 
 @given(st.text(min_size=1, max_size=120))

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 import re
-import reprlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
@@ -35,7 +34,7 @@ from typing import Any
 import yaml
 
 from mteval import names
-from mteval.errors import ConfigError
+from mteval.errors import QUOTE_CHARS, ConfigError, quote
 from mteval.io.readers import FORMATS
 from mteval.metrics import registry
 
@@ -46,7 +45,6 @@ MAX_CONFIG_BYTES = 1 << 20  # an experiment file is read up to 1 MiB, and refuse
 MAX_NODES = 100_000  # YAML nodes, aliases expanded
 MAX_CHARS = 4 << 20  # characters of YAML scalars, aliases expanded
 MAX_FLOW_DEPTH = 64  # nested [ ] / { } (deeper block nesting ends at Python's recursion limit)
-QUOTE_CHARS = 60  # values quoted in error messages are cut to this many characters
 MAX_METRIC_NAME = 100
 # integer options under 'annotation:' (read by mteval.annotate.annotator.Annotator): inclusive ranges
 ANNOTATION_RANGES = {"workers": (1, 64), "max_words": (1, 10_000), "batch_size": (1, 100_000)}
@@ -54,10 +52,6 @@ _LANGUAGE = re.compile(r"^[a-z]{2,3}(?:[-_][a-z0-9]{2,8})*\Z")  # en, de, zh-han
 _PROCESSOR = re.compile(r"^[a-z_]+\Z")
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _MERGE_TAG = "tag:yaml.org,2002:merge"
-_QUOTE = reprlib.Repr()
-_QUOTE.maxstring = _QUOTE.maxother = QUOTE_CHARS
-_QUOTE.maxlist = _QUOTE.maxdict = _QUOTE.maxtuple = _QUOTE.maxset = 4
-_QUOTE.maxlevel = 2
 
 
 @dataclass(frozen=True)
@@ -109,12 +103,6 @@ def folder_names(experiment: Experiment) -> tuple[str, ...]:
 
 # --- quoting values in messages ------------------------------------------------------------------
 
-def quote(value: Any) -> str:
-    """``repr(value)`` cut to :data:`QUOTE_CHARS` characters (bounded time for any nesting)."""
-    text = _QUOTE.repr(value)
-    return text if len(text) <= QUOTE_CHARS else text[:QUOTE_CHARS - 3] + "..."
-
-
 def _kind(value: Any) -> str:
     """What YAML made of a value, in words."""
     if value is None:
@@ -140,8 +128,7 @@ def name_problem(name: Any) -> str | None:
     short; non-strings refused with a hint to quote them), or None."""
     if not isinstance(name, str):
         return f"name {not_a_string(name)}"
-    problem = names.name_problem(name)
-    return None if problem is None else problem.replace(repr(name), quote(name))
+    return names.name_problem(name)
 
 
 def collision_problem(clash: tuple[str, str]) -> str:

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mteval.errors import ConfigError
+from mteval.errors import ConfigError, quote
 from mteval.names import collisions
-from mteval.pipeline.config import Experiment, collision_problem, name_problem, quote
+from mteval.pipeline.config import Experiment, collision_problem, name_problem
 
 DEFAULT_NAME = "HYB"
 DEFAULT_CAP = 20

@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from mteval.errors import ConfigError
-from mteval.names import shown
+from mteval.errors import ConfigError, quote
 from mteval.pipeline.config import Experiment
 
 _RANGE = re.compile(r"^\s*(\d+)\s*(?:(?:-|\.\.)\s*(\d+))?\s*$")
@@ -14,7 +13,7 @@ _RANGE = re.compile(r"^\s*(\d+)\s*(?:(?:-|\.\.)\s*(\d+))?\s*$")
 
 def _few(items: Sequence[str], limit: int = 10) -> str:
     """At most ``limit`` names, each cut short, for a one-line message."""
-    listed = ", ".join(shown(str(item), 40).strip("'") for item in items[:limit])
+    listed = ", ".join(quote(str(item), 40).strip("'") for item in items[:limit])
     return listed + (f", ... ({len(items)} in all)" if len(items) > limit else "")
 
 
@@ -27,13 +26,13 @@ def resolve(experiment: Experiment, option: str, value: str | None, universe: Se
         literal = tuple(v.strip() for v in value.split(",") if v.strip())
         if literal and all(v in universe for v in literal):
             return literal
-        raise ConfigError(f"{option} {shown(value)}: unknown set name; sets defined under 'sets': "
+        raise ConfigError(f"{option} {quote(value)}: unknown set name; sets defined under 'sets': "
                           f"{_few(list(experiment.sets)) or 'none'}", experiment.config_path)
     if isinstance(members, str):
         members = tuple(m.strip() for m in members.split(",") if m.strip())
     unknown = [m for m in members if m not in universe]
     if unknown:
-        raise ConfigError(f"set {shown(value)} ({option}) names unknown items {_few(unknown)}; known: "
+        raise ConfigError(f"set {quote(value)} ({option}) names unknown items {_few(unknown)}; known: "
                           f"{_few(universe)}", experiment.config_path)
     return tuple(members)
 

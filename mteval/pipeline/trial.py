@@ -7,9 +7,9 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from mteval.errors import ConfigError
+from mteval.errors import ConfigError, quote
 from mteval.names import collisions
-from mteval.pipeline.config import Experiment, TextSpec, collision_problem, folder_names, name_problem, quote
+from mteval.pipeline.config import Experiment, TextSpec, collision_problem, folder_names, name_problem
 from mteval.pipeline.setup import Progress, SetupReport, run_setup
 from mteval.pipeline.texts import LoadedTexts, load_texts
 
