@@ -8,8 +8,8 @@ default.
 
 Limits (an experiment file is a few KiB; anything far bigger is a mistake or an attack):
 
-- the file is at most :data:`MAX_CONFIG_BYTES` (1 MiB), read no further;
-- YAML is loaded safely (PyYAML's pure-Python loader), nested at most :data:`MAX_FLOW_DEPTH`
+- (:mod:`mteval.pipeline.safe_yaml`) the file is at most :data:`MAX_CONFIG_BYTES` (1 MiB), read no
+  further; YAML is loaded safely (PyYAML's pure-Python loader), nested at most :data:`MAX_FLOW_DEPTH`
   brackets deep (deeper block nesting ends at Python's recursion limit); before any Python object
   is built, the document is walked with its aliases expanded and refused beyond :data:`MAX_NODES`
   nodes or :data:`MAX_CHARS` characters of scalars ("billion laughs" alias bombs, recursive
@@ -24,34 +24,32 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import accumulate
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from mteval import names
 from mteval.errors import QUOTE_CHARS, ConfigError, quote
 from mteval.io.readers import FORMATS
 from mteval.metrics import registry
+from mteval.pipeline.safe_yaml import (
+    LinedMapping,
+    clip,
+    line_of,
+    load_yaml,
+    read_config_text,
+)
 
 KEYS = ("name", "cache", "source", "references", "systems", "format", "language", "case", "metrics",
         "sets", "annotation", "hybridize")
 CASES = ("cs", "ci")
-MAX_CONFIG_BYTES = 1 << 20  # an experiment file is read up to 1 MiB, and refused beyond
-MAX_NODES = 100_000  # YAML nodes, aliases expanded
-MAX_CHARS = 4 << 20  # characters of YAML scalars, aliases expanded
-MAX_FLOW_DEPTH = 64  # nested [ ] / { } (deeper block nesting ends at Python's recursion limit)
 MAX_METRIC_NAME = 100
 # integer options under 'annotation:' (read by mteval.annotate.annotator.Annotator): inclusive ranges
 ANNOTATION_RANGES = {"workers": (1, 64), "max_words": (1, 10_000), "batch_size": (1, 100_000)}
 _LANGUAGE = re.compile(r"^[a-z]{2,3}(?:[-_][a-z0-9]{2,8})*\Z")  # en, de, zh-hans, pt_br
 _PROCESSOR = re.compile(r"^[a-z_]+\Z")
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
 @dataclass(frozen=True)
@@ -137,142 +135,15 @@ def collision_problem(clash: tuple[str, str]) -> str:
             "would share a cache folder on case-insensitive file systems")
 
 
-# --- reading and safe YAML loading -----------------------------------------------------------------
-
-class _Mapping(dict):  # type: ignore[type-arg]
-    """A dict that remembers the line of each key (YAML and legacy files), for error messages."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.lines: dict[Any, int] = {}
-
-
-def _line(mapping: Any, key: Any) -> int | None:
-    return getattr(mapping, "lines", {}).get(key)
-
-
-class _Loader(yaml.SafeLoader):
-    """PyYAML's safe loader whose mappings are :class:`_Mapping` (keys with their lines). The pure-
-    Python loader, not libyaml's: libyaml recurses in C and crashes on deeply nested input."""
-
-
-def _construct_map(loader: _Loader, node: yaml.MappingNode) -> Iterator[_Mapping]:
-    data = _Mapping()
-    yield data
-    data.update(loader.construct_mapping(node))
-    for key_node, _ in node.value:
-        if isinstance(key_node, yaml.ScalarNode):
-            data.lines.setdefault(loader.construct_object(key_node), key_node.start_mark.line + 1)
-
-
-_Loader.add_constructor("tag:yaml.org,2002:map", _construct_map)
-
-
-def _read(path: Path) -> str:
-    """The file's text: at most MAX_CONFIG_BYTES bytes of UTF-8."""
-    try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_CONFIG_BYTES + 1)
-    except FileNotFoundError:
-        raise ConfigError("config file not found", path) from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read config: {exc.strerror or exc}", path) from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"config file is larger than {MAX_CONFIG_BYTES >> 20} MiB; an experiment file "
-                          "is small (is this the right file?)", path)
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ConfigError("invalid UTF-8", path, raw[:exc.start].count(b"\n") + 1) from None
-
+# --- loading ---------------------------------------------------------------------------------------
 
 def load(path: str | Path) -> Experiment:
     """Load a YAML or legacy key=value experiment file."""
     path = Path(path)
-    text = _read(path)
+    text = read_config_text(path)
     if _is_legacy(text):
         return _from_mapping(_legacy_to_mapping(text, path), path)
-    return _from_mapping(_load_yaml(text, path), path)
-
-
-def _check_flow_depth(text: str, path: Path) -> None:
-    """Refuse more than MAX_FLOW_DEPTH nested ``[``/``{`` (PyYAML's scanner is quadratic in that
-    depth; brackets inside quoted strings count too, harmlessly for real files)."""
-    brackets = _NOT_BRACKET.sub("", text)
-    if brackets and max(accumulate(1 if c in "[{" else -1 for c in brackets)) > MAX_FLOW_DEPTH:
-        raise ConfigError(f"bad YAML: nested too deeply (more than {MAX_FLOW_DEPTH} levels of [ or {{)", path)
-
-
-def _load_yaml(text: str, path: Path) -> Any:
-    """Safe-load one YAML document, refusing alias bombs and duplicate keys before building it."""
-    _check_flow_depth(text, path)
-    loader = None
-    try:
-        loader = _Loader(text)  # checks that every character is printable
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        _inspect(node, loader, path)
-        return loader.construct_document(node)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = str(getattr(exc, "problem", None) or exc)
-        raise ConfigError(f"bad YAML: {_clip(problem, 200)}", path, line) from None
-    except RecursionError:
-        raise ConfigError("bad YAML: nested too deeply", path) from None
-    except (ValueError, OverflowError) as exc:  # e.g. a timestamp with month 13
-        raise ConfigError(f"bad YAML value: {_clip(str(exc), 200)}", path) from None
-    finally:
-        if loader is not None:
-            loader.dispose()
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def _inspect(root: yaml.Node, loader: _Loader, path: Path) -> None:
-    """Walk the node graph with aliases expanded (children are counted when pushed, so the walk
-    and its stack stop at MAX_NODES) and check every mapping once for duplicate keys."""
-    nodes, chars = 1, 0
-    checked: set[int] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, yaml.ScalarNode):
-            chars += len(node.value)
-            if chars > MAX_CHARS:
-                raise ConfigError(f"the YAML holds more than {MAX_CHARS >> 20} Mi characters once its aliases are "
-                                  "expanded (aliases repeating big values?); an experiment file is small", path,
-                                  node.start_mark.line + 1)
-            continue
-        if isinstance(node, yaml.MappingNode):
-            if id(node) not in checked:
-                checked.add(id(node))
-                _check_duplicate_keys(node, loader, path)
-            children = [child for pair in node.value for child in pair]
-        else:
-            children = list(node.value)
-        nodes += len(children)
-        if nodes > MAX_NODES:
-            raise ConfigError(f"the YAML holds more than {MAX_NODES} values once its aliases are expanded (an "
-                              "alias bomb or a recursive alias?); an experiment file is small", path,
-                              node.start_mark.line + 1)
-        stack.extend(children)
-
-
-def _check_duplicate_keys(node: yaml.MappingNode, loader: _Loader, path: Path) -> None:
-    seen: dict[Any, int] = {}
-    for key_node, _ in node.value:
-        if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE_TAG:
-            continue
-        key = loader.construct_object(key_node)
-        line = key_node.start_mark.line + 1
-        if key in seen:
-            raise ConfigError(f"duplicate key {quote(key)} (first at line {seen[key]}); each key may appear "
-                              "once", path, line)
-        seen[key] = line
+    return _from_mapping(load_yaml(text, path), path)
 
 
 # --- validation ------------------------------------------------------------------------------------
@@ -283,7 +154,7 @@ def _is_legacy(text: str) -> bool:
 
 
 def _err(path: Path, key: str, problem: str, line: int | None = None) -> ConfigError:
-    return ConfigError(f"key '{_clip(key, QUOTE_CHARS)}': {problem}", path, line)
+    return ConfigError(f"key '{clip(key, QUOTE_CHARS)}': {problem}", path, line)
 
 
 def _resolve(base: Path, value: Any, key: str, path: Path, line: int | None = None) -> Path:
@@ -296,14 +167,14 @@ def _resolve(base: Path, value: Any, key: str, path: Path, line: int | None = No
 
 
 def _text_specs(data: dict, key: str, path: Path, fmt: str | None) -> tuple[TextSpec, ...]:
-    entries, line = data.get(key), _line(data, key)
+    entries, line = data.get(key), line_of(data, key)
     if not isinstance(entries, dict) or not entries:
         raise _err(path, key, "expected a mapping name -> path with at least one entry", line)
     return tuple(_text_spec(entries, name, key, path, fmt) for name in entries)
 
 
 def _text_spec(entries: dict, name: Any, key: str, path: Path, fmt: str | None) -> TextSpec:
-    line = _line(entries, name)
+    line = line_of(entries, name)
     problem = name_problem(name)
     if problem is not None:
         raise _err(path, key, problem, line)
@@ -326,19 +197,19 @@ def _check_names(data: dict, refs: tuple[TextSpec, ...], systems: tuple[TextSpec
     for spec in systems:
         if spec.name in ref_names:
             raise _err(path, "systems", f"{quote(spec.name)} is also a reference name; give it another name",
-                       _line(data.get("systems"), spec.name))
+                       line_of(data.get("systems"), spec.name))
     for spec in refs:
         if "_" in spec.name:
             raise _err(path, "references", f"reference names may not contain '_' (it joins reference sets in "
-                       f"the cache): {quote(spec.name)}", _line(data.get("references"), spec.name))
+                       f"the cache): {quote(spec.name)}", line_of(data.get("references"), spec.name))
     clashes = names.collisions([s.name for s in refs + systems])
     if clashes:
         key = "references" if clashes[0][1] in ref_names else "systems"
-        raise _err(path, key, collision_problem(clashes[0]), _line(data.get(key), clashes[0][1]))
+        raise _err(path, key, collision_problem(clashes[0]), line_of(data.get(key), clashes[0][1]))
 
 
 def _metric_names(data: dict, path: Path) -> tuple[str, ...]:
-    value, line = data.get("metrics"), _line(data, "metrics")
+    value, line = data.get("metrics"), line_of(data, "metrics")
     if value is None:
         raise _err(path, "metrics", "missing; list metric or family names, e.g. [BLEU, NIST: all]", line)
     requested: list[str] = []
@@ -359,7 +230,7 @@ def _metric_item(item: Any, path: Path, line: int | None) -> list[str]:
         raise _err(path, "metrics", f"unexpected item {quote(item)}; expected a name or FAMILY: all", line)
     out: list[str] = []
     for key, variants in item.items():
-        where = _line(item, key) or line
+        where = line_of(item, key) or line
         family = _metric_name(key, path, where)
         if variants is None or variants is True or variants == "all":
             out.extend(_checked(partial(registry.variants_of, family), path, where))
@@ -388,14 +259,14 @@ def _checked(fn: Callable[[], Any], path: Path, line: int | None = None) -> Any:
 
 
 def _sets(data: dict, path: Path) -> dict[str, tuple[str, ...] | str]:
-    value, line = data.get("sets"), _line(data, "sets")
+    value, line = data.get("sets"), line_of(data, "sets")
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise _err(path, "sets", "expected a mapping set name -> list (or a range string for segments)", line)
     out: dict[str, tuple[str, ...] | str] = {}
     for name, members in value.items():
-        where = _line(value, name) or line
+        where = line_of(value, name) or line
         if not isinstance(name, str):
             raise _err(path, "sets", f"set name {not_a_string(name)}", where)
         out[name] = _set_members(name, members, path, where)
@@ -426,12 +297,12 @@ def _set_members(name: str, members: Any, path: Path, line: int | None) -> tuple
 def _choice(data: dict, key: str, allowed: tuple[str, ...], default: str | None, path: Path) -> str | None:
     value = data.get(key, default)
     if value is not None and value not in allowed:
-        raise _err(path, key, f"{quote(value)} is not one of {', '.join(allowed)}", _line(data, key))
+        raise _err(path, key, f"{quote(value)} is not one of {', '.join(allowed)}", line_of(data, key))
     return value
 
 
 def _language(data: dict, path: Path) -> str:
-    value, line = data.get("language"), _line(data, "language")
+    value, line = data.get("language"), line_of(data, "language")
     if value is None:  # omitted or null: English
         return "en"
     if not isinstance(value, str):
@@ -451,7 +322,7 @@ def _or_default(data: dict, key: str, default: Any) -> Any:
 def _experiment_name(data: dict, path: Path) -> str:
     value = data.get("name")
     if value is not None and not isinstance(value, str):
-        raise _err(path, "name", not_a_string(value), _line(data, "name"))
+        raise _err(path, "name", not_a_string(value), line_of(data, "name"))
     return value or path.stem
 
 
@@ -460,7 +331,7 @@ def _annotation(data: dict, path: Path) -> dict[str, Any]:
     config. An option given as null (``~``) takes its default."""
     from mteval.pipeline.annotation import ANNOTATION_KEYS
 
-    value, line = data.get("annotation"), _line(data, "annotation")
+    value, line = data.get("annotation"), line_of(data, "annotation")
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -469,17 +340,17 @@ def _annotation(data: dict, path: Path) -> dict[str, Any]:
     unknown = [k for k in value if k not in ANNOTATION_KEYS]
     if unknown:
         raise _err(path, "annotation", f"unknown key {quote(unknown[0])}; allowed: "
-                   f"{', '.join(sorted(ANNOTATION_KEYS))}", _line(value, unknown[0]) or line)
+                   f"{', '.join(sorted(ANNOTATION_KEYS))}", line_of(value, unknown[0]) or line)
     options = {k: v for k, v in value.items() if v is not None}
     for key, (low, high) in ANNOTATION_RANGES.items():
         if key in options:
-            _integer(options[key], low, high, f"annotation.{key}", path, _line(value, key) or line)
+            _integer(options[key], low, high, f"annotation.{key}", path, line_of(value, key) or line)
     if "processors" in options:
-        _processors(options["processors"], path, _line(value, "processors") or line)
+        _processors(options["processors"], path, line_of(value, "processors") or line)
     if "cache" in options:
         options["cache"] = _resolve(path.parent, options["cache"], "annotation.cache", path, line)
     if "model_paths" in options:
-        options["model_paths"] = _model_paths(options["model_paths"], path, _line(value, "model_paths") or line)
+        options["model_paths"] = _model_paths(options["model_paths"], path, line_of(value, "model_paths") or line)
     return options
 
 
@@ -511,7 +382,7 @@ def _from_mapping(data: Any, path: Path) -> Experiment:
         raise ConfigError(f"expected a YAML mapping with keys {', '.join(KEYS)}; the file is {what}", path)
     unknown = [k for k in data if k not in KEYS]
     if unknown:
-        raise _err(path, str(unknown[0]), f"unknown key; allowed keys: {', '.join(KEYS)}", _line(data, unknown[0]))
+        raise _err(path, str(unknown[0]), f"unknown key; allowed keys: {', '.join(KEYS)}", line_of(data, unknown[0]))
     fmt = _choice(data, "format", FORMATS, None, path)
     case = _choice(data, "case", CASES, None, path)
     refs = _text_specs(data, "references", path, fmt)
@@ -519,11 +390,11 @@ def _from_mapping(data: Any, path: Path) -> Experiment:
     _check_names(data, refs, systems, path)
     source = None
     if data.get("source") is not None:
-        source = TextSpec("source", _resolve(path.parent, data["source"], "source", path, _line(data, "source")), fmt)
+        source = TextSpec("source", _resolve(path.parent, data["source"], "source", path, line_of(data, "source")), fmt)
     experiment = Experiment(
         name=_experiment_name(data, path), config_path=path,
         cache=_resolve(path.parent, _or_default(data, "cache", f"{path.stem}-cache"), "cache", path,
-                       _line(data, "cache")),
+                       line_of(data, "cache")),
         references=refs, systems=systems, metrics=_metric_names(data, path),
         source=source, language=_language(data, path),
         case_sensitive=None if case is None else case == "cs",
@@ -541,12 +412,12 @@ def _check_set_names(experiment: Experiment, sets: Any, path: Path) -> None:
     for name in experiment.sets:
         if name in items:
             raise _err(path, "sets", f"set name {quote(name)} is also a system, reference or metric name; "
-                       "iqeval -S/-R/-M would read the set, give it another name", _line(sets, name))
+                       "iqeval -S/-R/-M would read the set, give it another name", line_of(sets, name))
 
 
 # --- IQMT's legacy key=value files ---------------------------------------------------------------
 
-def _legacy_put(mapping: _Mapping, key: str, value: Any, number: int, path: Path, what: str) -> None:
+def _legacy_put(mapping: LinedMapping, key: str, value: Any, number: int, path: Path, what: str) -> None:
     """Set ``mapping[key]`` from line ``number``; a second line for the same key is refused."""
     if key in mapping:
         raise ConfigError(f"{what} {quote(key)} is given twice (first at line {mapping.lines[key]})", path, number)
@@ -554,9 +425,9 @@ def _legacy_put(mapping: _Mapping, key: str, value: Any, number: int, path: Path
     mapping.lines[key] = number
 
 
-def _legacy_to_mapping(text: str, path: Path) -> _Mapping:
+def _legacy_to_mapping(text: str, path: Path) -> LinedMapping:
     """IQMT/Asiya ``key=value`` lines -> the YAML mapping shape (with the line of every key)."""
-    data = _Mapping(references=_Mapping(), systems=_Mapping(), metrics=[], sets=_Mapping())
+    data = LinedMapping(references=LinedMapping(), systems=LinedMapping(), metrics=[], sets=LinedMapping())
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
@@ -567,7 +438,7 @@ def _legacy_to_mapping(text: str, path: Path) -> _Mapping:
             data["metrics"].append({fam: selection})
             continue
         key, _, value = (part.strip() for part in line.partition("="))
-        _legacy_line(data, key, value, number, path)
+        _legacyline_of(data, key, value, number, path)
     if not data["metrics"]:
         data["metrics"] = [m for k, v in data["sets"].items() if k.startswith("metrics_") for m in v] or None
     return data
@@ -578,7 +449,7 @@ _LEGACY_RENAMES = {"src": "source", "source": "source", "name": "name", "cache":
 _LEGACY_IGNORED = ("iqmt", "input", "srclang", "srccase", "path")
 
 
-def _legacy_line(data: _Mapping, key: str, value: str, number: int, path: Path) -> None:
+def _legacyline_of(data: LinedMapping, key: str, value: str, number: int, path: Path) -> None:
     """Put one ``key=value`` line into ``data``."""
     lower = key.lower()
     if lower in ("ref", "sys", "system"):
