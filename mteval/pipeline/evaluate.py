@@ -43,9 +43,11 @@ class Selection:
     with_references: bool
 
 
-def default_metrics(experiment: Experiment, cache: ScoreCache) -> list[str]:
-    """The configured metrics, then any other metric found in the cache (users' own files)."""
-    found = cache.metrics()
+def default_metrics(experiment: Experiment, cache: ScoreCache,
+                    available: list[tuple[str, str, str]] | None = None) -> list[str]:
+    """The configured metrics, then any other metric found in the cache (users' own files);
+    ``available`` is ``cache.available()`` when the caller already has it."""
+    found = sorted({m for _, _, m in (cache.available() if available is None else available)})
     return list(experiment.metrics) + [m for m in found if m not in experiment.metrics]
 
 
@@ -59,22 +61,22 @@ def select(experiment: Experiment, cache: ScoreCache, n_segments: int, metrics: 
     if spec is not None and references == spec.name:  # -R HYB: the hybridized reference set
         return dataclasses.replace(select(experiment, cache, n_segments, metrics, systems, None, segments, level,
                                           False), references=(spec.name,))
+    available = cache.available()  # one walk of the cache for the metric list and the check below
     sel = Selection(
-        metrics=resolve(experiment, "-M", metrics, default_metrics(experiment, cache)),
+        metrics=resolve(experiment, "-M", metrics, default_metrics(experiment, cache, available)),
         systems=resolve(experiment, "-S", systems, experiment.system_names),
         references=resolve(experiment, "-R", references, experiment.reference_names),  # default: the real ones
         segments=tuple(resolve_segments(experiment, segments, n_segments)),
         level=level, with_references=with_references,
     )
-    return sel if metrics else _complete_user_metrics(experiment, cache, sel)
+    return sel if metrics else _complete_user_metrics(experiment, set(available), sel)
 
 
-def _complete_user_metrics(experiment: Experiment, cache: ScoreCache, sel: Selection) -> Selection:
+def _complete_user_metrics(experiment: Experiment, have: set[tuple[str, str, str]], sel: Selection) -> Selection:
     """Without -M, a metric found in the cache but not configured (a user's file) is shown only
     where every selected target has it; otherwise it is left out with one warning (with -M it is
     required, and a missing file is an error)."""
     rows = targets_and_refsets(sel)
-    have = set(cache.available())
     keep = []
     for metric in sel.metrics:
         missing = [(t, r) for t, r in rows if (t, r, metric) not in have]

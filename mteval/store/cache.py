@@ -16,7 +16,7 @@ from mteval.errors import CacheError
 from mteval.files import write_atomic
 from mteval.names import check_component
 from mteval.scores import ScoreSet
-from mteval.store.iqxml import ScoreFile, parse, read_header, to_xml
+from mteval.store.iqxml import ScoreFile, parse, to_xml
 
 SUFFIXES = (".xml", ".xml.gz")
 LOG = logging.getLogger(__name__)
@@ -131,15 +131,13 @@ class ScoreCache:
         path = self.find(target, refset, metric)
         if path is None:
             return False
-        header = read_header(path)
-        if header.get("signature") != signature or header.get("inputs") != inputs or "digest" not in header:
-            return False  # other settings or texts, or written before files carried a digest
         try:
-            parse(path, n_segments)
+            found = parse(path, n_segments)  # read whole: a damaged file is not current
         except CacheError as exc:
             LOG.warning("damaged score file, computing it again: %s", exc.format())
             return False
-        return True
+        # other settings or texts, or written before files carried a digest: compute again
+        return found.signature == signature and found.inputs == inputs and bool(found.digest)
 
     def available(self) -> list[tuple[str, str, str]]:
         """Every (target, refset, metric) with a score file, sorted; files whose names cannot be

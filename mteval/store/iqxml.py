@@ -51,6 +51,7 @@ class ScoreFile:
     scores: ScoreSet
     signature: str = ""
     inputs: str = ""
+    digest: str = ""  # content_digest of the scores, in files mteval wrote (checked when read)
 
 
 def _fmt(value: float) -> str:
@@ -216,15 +217,4 @@ def parse(path: Path, n_segments: int | None = None) -> ScoreFile:
     if "digest" in root and root["digest"] != content_digest(scores):
         raise CacheError("scores do not match the file's digest (damaged after it was written)", path)
     return ScoreFile(root.get("metric", ""), target, root.get("ref", ""), scores,
-                     root.get("signature", ""), root.get("inputs", ""))
-
-
-def read_header(path: Path) -> dict[str, str]:
-    """The root element's attributes only (cheap up-to-date checks); {} when unreadable."""
-    try:
-        for _, element in etree.iterparse(str(path), events=("start",), resolve_entities=False,
-                                          no_network=True, load_dtd=False):
-            return dict(element.attrib)
-    except (etree.XMLSyntaxError, OSError):
-        return {}
-    return {}
+                     root.get("signature", ""), root.get("inputs", ""), root.get("digest", ""))
