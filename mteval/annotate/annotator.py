@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mteval import progress
 from mteval.annotate.cache import AnnotationCache, cache_key
 from mteval.annotate.chunking import MAX_SEGMENT_WORDS
 from mteval.annotate.model import ArcScores, Sentence
@@ -126,12 +127,14 @@ class Annotator:
             workers = self._workers_for(len(todo))
             size = self.batch_size if workers == 1 else max(1, min(self.batch_size, -(-len(todo) // workers)))
             batches = [todo[start: start + size] for start in range(0, len(todo), size)]
-            if workers > 1 and len(batches) > 1:
-                self._parse_parallel(batches, workers)
-            else:
-                for batch in batches:
-                    nonempty = [t for _, t in batch if t]
-                    self._commit(batch, self._get_parser().parse(nonempty) if nonempty else [])
+            with progress.bar(len(todo), "parsing", unit="sent") as shown:
+                if workers > 1 and len(batches) > 1:
+                    self._parse_parallel(batches, workers, shown)
+                else:
+                    for batch in batches:
+                        nonempty = [t for _, t in batch if t]
+                        self._commit(batch, self._get_parser().parse(nonempty) if nonempty else [])
+                        shown.update(len(batch))
 
     def _workers_for(self, n_texts: int) -> int:
         """The configured workers, or (None) one per core up to AUTO_WORKERS for large jobs; the
@@ -152,13 +155,14 @@ class Annotator:
                         long, self.max_words, max_chars(self.max_words))
         return [p.text for p in prepared]
 
-    def _parse_parallel(self, batches: list[list[tuple[str, str]]], workers: int) -> None:
+    def _parse_parallel(self, batches: list[list[tuple[str, str]]], workers: int, shown: progress.Bar) -> None:
         """Parse batches in worker processes, committing each as soon as it is done."""
         from mteval.annotate.workers import parse_parallel  # noqa: PLC0415
 
         texts = [[t for _, t in batch if t] for batch in batches]
         for index, parsed in parse_parallel(self.choice, texts, min(workers, len(batches))):
             self._commit(batches[index], parsed)
+            shown.update(len(batches[index]))
 
     def _commit(self, items: list[tuple[str, str]], parsed: Sequence[tuple[Sentence, ArcScores | None]]) -> None:
         """Write one parsed batch of (key, text) to the cache (empty texts need no parse)."""
