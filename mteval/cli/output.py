@@ -3,6 +3,14 @@
 Machine formats print tidy records with the columns ``target, refset, metric, level, doc,
 segment, score`` (plus any extra keys a measure adds, e.g. ``hits``/``trials``), ``-`` where a
 column does not apply, scores at full precision.
+
+Text views follow the IQMT 2.0 manual (§4.2, §6.3): records without a ``table`` key form the
+score matrix (QUEEN a column next to the metrics, Tables 2, 3 and 12) or the ranking lists;
+records with one (``KING``, ``JACK``, ``optimizeKING``, see ``mteval.pipeline.qarla_report``)
+follow as their own tables: KING as Table 11 (metrics as rows), JACK per segment/document/test
+set, the -optimizeKING trace and its optimal set. A QARLA value that prints as ``0.0000`` (or
+``nan``) is followed by its ``(hits/trials)``; a KING resting on too few trials is replaced by a
+note saying so.
 """
 
 from __future__ import annotations
@@ -55,32 +63,153 @@ def row_label(record: Record) -> str:
     return str(record["target"])
 
 
-def _table(header: list[str], rows: list[list[str]], out: TextIO) -> None:
+def _table(header: list[str], rows: list[list[str]], out: TextIO, left: int = 1) -> None:
+    """Aligned columns: the first ``left`` columns left-aligned, the others right-aligned."""
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
-    line = "  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths)))
-    out.write(line + "\n" + "-" * len(line) + "\n")
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+
+    top = line(header)
+    out.write(top + "\n" + "-" * len(top) + "\n")
     for r in rows:
-        out.write("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))) + "\n")
+        out.write(line(r) + "\n")
+
+
+def cell(record: Record, key: str = "score", hits: str = "hits", trials: str = "trials") -> str:
+    """A value; one that prints as zero (or nan) is followed by ``(hits/trials)`` when the record
+    has them, so a real QARLA zero is told from a missing one."""
+    value, text = record[key], _fmt(record[key])
+    if hits in record and trials in record and isinstance(value, float) and (math.isnan(value) or abs(value) < 5e-5):
+        text += f" ({record[hits]}/{record[trials]})"
+    return text
+
+
+def _split(records: Sequence[Record]) -> tuple[list[Record], dict[str, list[Record]]]:
+    """Matrix records (no ``table`` key) and the QARLA tables' records, by table."""
+    tables: dict[str, list[Record]] = {}
+    for r in records:
+        if "table" in r:
+            tables.setdefault(r["table"], []).append(r)
+    return [r for r in records if "table" not in r], tables
 
 
 def write_matrix(records: Sequence[Record], out: TextIO, label: str = "SYS") -> None:
-    """-O 0: rows = targets (or target:segment / target:doc), columns = metrics."""
-    metrics = list(dict.fromkeys(r["metric"] for r in records))
-    cells: dict[str, dict[str, str]] = {}
-    for r in records:
-        cells.setdefault(row_label(r), {})[r["metric"]] = _fmt(r["score"])
-    rows = [[name] + [values.get(m, "-") for m in metrics] for name, values in cells.items()]
-    _table([label] + metrics, rows, out)
+    """-O 0: rows = targets (or target:segment / target:doc), columns = metrics; then the QARLA
+    tables."""
+    plain, tables = _split(records)
+    if plain:
+        metrics = list(dict.fromkeys(r["metric"] for r in plain))
+        cells: dict[str, dict[str, str]] = {}
+        for r in plain:
+            cells.setdefault(row_label(r), {})[r["metric"]] = cell(r)
+        rows = [[name] + [values.get(m, "-") for m in metrics] for name, values in cells.items()]
+        _table([label] + metrics, rows, out)
+    _write_tables(tables, out, ranked=False, gap=bool(plain))
 
 
 def write_rankings(records: Sequence[Record], out: TextIO, higher_is_better: Callable[[str], bool]) -> None:
-    """-O 1: one ranking list per metric, best first."""
-    metrics = list(dict.fromkeys(r["metric"] for r in records))
-    for metric in metrics:
-        rows = [r for r in records if r["metric"] == metric]
+    """-O 1: one ranking list per metric, best first; then the QARLA tables, ranked."""
+    plain, tables = _split(records)
+    for metric in dict.fromkeys(r["metric"] for r in plain):
+        rows = [r for r in plain if r["metric"] == metric]
         best_first = higher_is_better(metric)
         rows.sort(key=lambda r: (math.isnan(r["score"]), -r["score"] if best_first else r["score"]))
         out.write(f"{metric}\n")
-        _table(["#", "target", "score"], [[str(i), row_label(r), _fmt(r["score"])]
-                                           for i, r in enumerate(rows, start=1)], out)
+        _table(["#", "target", "score"], [[str(i), row_label(r), cell(r)] for i, r in enumerate(rows, start=1)], out)
         out.write("\n")
+    _write_tables(tables, out, ranked=True, gap=False)
+
+
+def _write_tables(tables: dict[str, list[Record]], out: TextIO, ranked: bool, gap: bool) -> None:
+    """The QARLA tables, separated by blank lines (``ranked``: -O 1, best first)."""
+    for i, (name, rows) in enumerate(tables.items()):
+        if gap or i:
+            out.write("\n")
+        TABLES[name](rows, out, ranked)
+
+
+def _best_first(rows: list[Record]) -> list[Record]:
+    """QARLA rows by value, highest first (NaN last, ties in the given order)."""
+    return sorted(rows, key=lambda r: (math.isnan(r["score"]), -r["score"]))
+
+
+def _ranked(header: list[str], rows: list[list[str]], ranked: bool) -> tuple[list[str], list[list[str]]]:
+    """With ``ranked``, a leading ``#`` column."""
+    if not ranked:
+        return header, rows
+    return ["#"] + header, [[str(i)] + r for i, r in enumerate(rows, start=1)]
+
+
+def named_set(record: Record) -> str:
+    """``{A, B, C}`` from a record's comma-joined ``metric_set``."""
+    return "{" + ", ".join(record["metric_set"].split(",")) + "}"
+
+
+def _context(rows: list[Record], unit: str) -> str:
+    """``-G sys, references A_C_D, 300 trials per metric`` (a range when trials differ)."""
+    trials = sorted({int(r["trials"]) for r in rows})
+    count = str(trials[0]) if len(trials) == 1 else f"{trials[0]}-{trials[-1]}"
+    return f"-G {rows[0]['level']}, references {rows[0]['refset']}, {count} trials per {unit}"
+
+
+def _too_few(rows: list[Record]) -> str:
+    """The note that replaces a KING table resting on fewer than ``min_trials`` trials."""
+    first, fewest = rows[0], min(int(r["trials"]) for r in rows)
+    why = " (one per held-out reference)" if first["level"] == "sys" else ""
+    hint = "use -G seg or -G doc" if first["level"] == "sys" else "select more segments"
+    return (f"too few trials for KING at -G {first['level']}: {fewest}{why}, at least {first['min_trials']} "
+            f"are needed to read KING to two decimals (manual Table 11); {hint}. "
+            "--tsv or --json list the counts.\n")
+
+
+def write_king(rows: list[Record], out: TextIO, ranked: bool) -> None:
+    """-doKING as manual Table 11: ``Evaluation metric | KING``, then the whole set (``SET``)."""
+    out.write(f"KING: discriminative power of each metric (manual §3.1.2, Table 11); {_context(rows, 'metric')}\n")
+    if not all(r["enough_trials"] for r in rows):
+        out.write(_too_few(rows))
+        return
+    singles = [r for r in rows if r["metric"] != "SET"]
+    header, body = _ranked(["Evaluation metric", "KING"],
+                           [[r["metric"], cell(r)] for r in (_best_first(singles) if ranked else singles)], ranked)
+    whole = [r for r in rows if r["metric"] == "SET"]
+    body += [([""] if ranked else []) + ["SET", cell(r)] for r in whole]
+    _table(header, body, out, left=2 if ranked else 1)
+    for r in whole:
+        out.write(f"SET = {named_set(r)}\n")
+
+
+def write_jack(rows: list[Record], out: TextIO, ranked: bool) -> None:
+    """-doJACK: ``SEG|DOC|Test set | JACK`` with the metric set in the caption."""
+    level = rows[0]["level"]
+    unit = {"seg": "segment", "doc": "document"}.get(level, "test set")
+    out.write(f"JACK: reliability of the test set (manual §3.1.3); {_context(rows, unit)}, "
+              f"metric set {named_set(rows[0])}\n")
+    label = {"seg": "SEG", "doc": "DOC"}.get(level, "Test set")
+    key = {"seg": "segment", "doc": "doc"}.get(level)
+    ordered = _best_first(rows) if ranked else rows
+    header, body = _ranked([label, "JACK"], [[str(r[key]) if key else "all", cell(r)] for r in ordered], ranked)
+    _table(header, body, out, left=2 if ranked else 1)
+
+
+def write_optimization(rows: list[Record], out: TextIO, ranked: bool) -> None:
+    """-optimizeKING (manual §3.3): the greedy trace, labelled, and the optimal set by name."""
+    trace = [r for r in rows if "step" in r]
+    out.write(f"-optimizeKING: greedy metric-set search (manual §3.3); KING at {_context(rows, 'set')}\n")
+    if all(r["enough_trials"] for r in rows):
+        _table(["Step", "Metric tried", "KING alone", "Set size", "KING of set", "Added"],
+               [[str(r["step"]), r["metric"], cell(r, "single", "single_hits", "single_trials"),
+                 str(r["set_size"]), cell(r), r["accepted"]] for r in trace], out, left=2)
+    else:
+        out.write(_too_few(rows))
+    for r in rows:
+        if r["metric"] in ("OPTIMAL", "EXHAUSTIVE"):
+            how = "greedy" if r["metric"] == "OPTIMAL" else f"exhaustive, {r['evaluated']} subsets"
+            meaning = "" if r["enough_trials"] else "; not meaningful with so few trials"
+            out.write(f"Optimal set ({how}): {named_set(r)}, KING {_fmt(r['score'])} "
+                      f"({r['hits']}/{r['trials']}){meaning}\n")
+
+
+TABLES: dict[str, Callable[[list[Record], TextIO, bool], None]] = {
+    "KING": write_king, "JACK": write_jack, "optimizeKING": write_optimization}
+"""Text renderers of the QARLA tables, by the records' ``table`` key."""

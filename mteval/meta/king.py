@@ -21,6 +21,12 @@ import numpy as np
 from mteval.errors import MtevalError
 from mteval.meta.qarla import Counts, QarlaData, aggregate, queen_counts, require_references, triple_tests
 
+MIN_TRIALS = 100
+"""Fewest trials for a KING worth printing. KING is a proportion hits/trials, so its resolution is
+1/trials; the manual reports KING to two decimals and separates metrics 0.01 apart (§6.3,
+Table 11: NIST-1 0.34, NIST-2 0.37, ...), which needs at least 100 trials. At ``-G sys`` there is
+one trial per held-out reference (3 with the manual's three references), always too few."""
+
 
 @dataclass(frozen=True)
 class KingResult:
@@ -29,6 +35,11 @@ class KingResult:
     value: float
     hits: int
     trials: int
+
+    @property
+    def enough_trials(self) -> bool:
+        """Whether the estimate rests on at least :data:`MIN_TRIALS` trials."""
+        return self.trials >= MIN_TRIALS
 
 
 @dataclass(frozen=True)

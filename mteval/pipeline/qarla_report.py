@@ -5,10 +5,13 @@ reference r, ``r1/r2/METRIC`` between references, and (JACK) ``a1/a2/METRIC`` be
 (``iqsetup -JACK``). A -T segment subset restricts the arrays to those segments, so document and
 system QUEEN/KING/JACK are computed on the selected segments only.
 
-Records: ``target, refset, metric, level, doc, segment, score`` plus ``hits`` and ``trials``
-(and, for the optimisation trace, ``step``, ``single`` and ``accepted``). QUEEN rows have the
-system as target and ``QUEEN`` as metric; KING rows have ``KING`` as target and the metric (or
-``SET`` for the whole selected set) as metric; JACK rows ``JACK``/``JACK``.
+Records: ``target, refset, metric, level, doc, segment, score`` plus ``hits`` and ``trials``.
+QUEEN rows have the system as target and ``QUEEN`` as metric (a column of iqeval's score matrix,
+as in manual Tables 2, 3 and 12). KING, JACK and optimisation rows carry ``table`` (``KING``,
+``JACK``, ``optimizeKING``): the text views print each as its own table (KING as Table 11,
+metrics as rows). KING rows have ``KING`` as target and the metric (or ``SET`` for the whole
+selected set) as metric; JACK rows ``JACK``/``JACK``; KING and optimisation rows carry
+``enough_trials`` and ``min_trials``, JACK, SET and optimisation rows the ``metric_set``.
 """
 
 from __future__ import annotations
@@ -22,11 +25,12 @@ import numpy as np
 from mteval.errors import CacheError
 from mteval.io.corpus import DocumentIndex
 from mteval.meta.jack import jack
-from mteval.meta.king import KingEvaluator, reference_queen
+from mteval.meta.king import MIN_TRIALS, KingEvaluator, KingResult, reference_queen
 from mteval.meta.optimize import MAX_EXHAUSTIVE, Optimum, exhaustive_king, greedy_king
 from mteval.meta.qarla import Counts, QarlaData, aggregate, document_matrix, queen, ratio
 from mteval.metrics.base import ScoreSet
 from mteval.pipeline.evaluate import higher_is_better
+from mteval.store.cache import refset_name
 
 Record = dict[str, Any]
 
@@ -95,32 +99,34 @@ def level_records(counts: Counts, names: Sequence[str], base: Record, level: str
 def queen_records(data: QarlaData, level: str, segments: Sequence[int], trans_topic: bool = False,
                   with_references: bool = False) -> list[Record]:
     """-doQUEEN: QUEEN of every system (and, with -doref, of every reference against the others)."""
-    refset = "_".join(data.references)
-    base = {"refset": refset, "metric": "QUEEN"}
+    base = {"refset": refset_name(data.references), "metric": "QUEEN"}
     out = level_records(queen(data, trans_topic=trans_topic), data.systems, base, level, data, segments)
     if with_references:
         counts = reference_queen(data, trans_topic=trans_topic)
         for k, name in enumerate(data.references):
-            others = "_".join(r for r in data.references if r != name)
+            others = refset_name(tuple(r for r in data.references if r != name))
             one = Counts(counts.hits[k:k + 1], counts.trials[k:k + 1])
             out += level_records(one, [name], {"refset": others, "metric": "QUEEN"}, level, data, segments)
     return out
 
 
-def _king_record(refset: str, metric: str, level: str, result: Any, **extra: Any) -> Record:
-    """One KING record (extra keys override the defaults)."""
+def _king_record(refset: str, metric: str, level: str, result: KingResult, **extra: Any) -> Record:
+    """One KING record (extra keys override the defaults); ``enough_trials`` says whether the
+    estimate rests on at least ``min_trials`` trials (:data:`mteval.meta.king.MIN_TRIALS`)."""
     return {"target": "KING", "refset": refset, "metric": metric, "level": level, "doc": "-",
-            "segment": "-", "score": result.value, "hits": result.hits, "trials": result.trials, **extra}
+            "segment": "-", "score": result.value, "hits": result.hits, "trials": result.trials,
+            "table": "KING", "enough_trials": result.enough_trials, "min_trials": MIN_TRIALS, **extra}
 
 
 def king_records(data: QarlaData, level: str, trans_topic: bool = False) -> list[Record]:
-    """-doKING: KING of every single metric, then of the whole selected set (metric ``SET``)."""
+    """-doKING: KING of every single metric, then of the whole selected set (metric ``SET``);
+    rendered as manual Table 11 (metrics as rows)."""
     evaluator = KingEvaluator(data, level, trans_topic)
-    refset = "_".join(data.references)
+    refset = refset_name(data.references)
     out = [_king_record(refset, m, level, evaluator.king([i])) for i, m in enumerate(data.metrics)]
     if len(data.metrics) > 1:
         out.append(_king_record(refset, "SET", level, evaluator.king(list(range(len(data.metrics)))),
-                                metric_set=",".join(data.metrics)))
+                                metric_set=",".join(data.metrics), set_size=len(data.metrics)))
     return out
 
 
@@ -128,19 +134,29 @@ def jack_records(data: QarlaData, level: str, segments: Sequence[int], trans_top
     """-doJACK: JACK of the selected metric set at ``level`` (one row per segment/document/test set)."""
     counts = jack(data, trans_topic=trans_topic)
     single = Counts(counts.hits[None, :], counts.trials[None, :])
-    return level_records(single, ["JACK"], {"refset": "_".join(data.references), "metric": "JACK"},
-                         level, data, segments)
+    base = {"refset": refset_name(data.references), "metric": "JACK", "table": "JACK",
+            "metric_set": ",".join(data.metrics)}
+    return level_records(single, ["JACK"], base, level, data, segments)
 
 
 def optimize_records(data: QarlaData, level: str, trans_topic: bool = False,
                      exhaustive: bool = False) -> list[Record]:
-    """-optimizeKING: the greedy trace (one row per metric tried) and the optimal set; with
-    ``exhaustive`` (at most 12 metrics) also the best set over all subsets."""
-    refset = "_".join(data.references)
+    """-optimizeKING: the greedy trace (one row per metric tried: ``step``, the candidate set
+    ``metric_set`` of ``set_size`` metrics and its KING as ``score``, the metric's own KING as
+    ``single``, ``accepted``), then the optimal set (``OPTIMAL``); with ``exhaustive`` (at most
+    12 metrics) also the best set over all subsets (``EXHAUSTIVE``)."""
+    refset = refset_name(data.references)
     greedy = greedy_king(data, level=level, trans_topic=trans_topic)
-    out = [_king_record(refset, step.metric, level, step.combined, step=i, single=step.single.value,
-                        accepted="yes" if step.accepted else "no", target="optimizeKING")
-           for i, step in enumerate(greedy.trace, start=1)]
+    out: list[Record] = []
+    chosen: list[str] = []
+    for i, step in enumerate(greedy.trace, start=1):
+        candidate = chosen + [step.metric]
+        out.append(_king_record(refset, step.metric, level, step.combined, target="optimizeKING",
+                                table="optimizeKING", step=i, set_size=len(candidate),
+                                metric_set=",".join(candidate), single=step.single.value,
+                                single_hits=step.single.hits, single_trials=step.single.trials,
+                                accepted="yes" if step.accepted else "no"))
+        chosen = candidate if step.accepted else chosen
     out.append(_optimum_record(refset, level, "OPTIMAL", greedy))
     if exhaustive and len(data.metrics) <= MAX_EXHAUSTIVE:
         out.append(_optimum_record(refset, level, "EXHAUSTIVE", exhaustive_king(data, level=level,
@@ -149,9 +165,10 @@ def optimize_records(data: QarlaData, level: str, trans_topic: bool = False,
 
 
 def _optimum_record(refset: str, level: str, label: str, optimum: Optimum) -> Record:
-    """The record of a search result, with its metric set."""
-    return _king_record(refset, label, level, optimum.king, target="optimizeKING",
-                        metric_set=",".join(optimum.metrics))
+    """The record of a search result, with its metric set and the number of sets evaluated."""
+    return _king_record(refset, label, level, optimum.king, target="optimizeKING", table="optimizeKING",
+                        metric_set=",".join(optimum.metrics), set_size=len(optimum.metrics),
+                        evaluated=optimum.evaluated)
 
 
 # ---- iqeval glue: options and actions (iqeval adds these to its parser and ACTIONS table) ----
