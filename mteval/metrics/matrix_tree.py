@@ -29,8 +29,6 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components
 
 from mteval.annotate.model import ArcScores
 
@@ -315,6 +313,9 @@ def blocks(arcs: np.ndarray) -> list[np.ndarray]:
     finite = np.isfinite(np.asarray(arcs[1:, 1:], dtype=np.float64))
     if finite.sum() == n * n - n:  # every word-word arc scored: one part
         return [np.arange(1, n + 1)]
+    from scipy.sparse import csr_matrix  # noqa: PLC0415 (scipy costs 0.2 s of start-up; rarely needed)
+    from scipy.sparse.csgraph import connected_components  # noqa: PLC0415
+
     _, comp = connected_components(csr_matrix(finite), directed=False)
     return [np.flatnonzero(comp == c) + 1 for c in np.unique(comp)]
 
