@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from mteval.errors import ConfigError
+from mteval.errors import CacheError, ConfigError
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics import registry
 from mteval.metrics.base import ScoreSet
@@ -69,23 +69,39 @@ def select(experiment: Experiment, cache: ScoreCache, n_segments: int, metrics: 
         segments=tuple(resolve_segments(experiment, segments, n_segments)),
         level=level, with_references=with_references,
     )
-    return sel if metrics else _complete_user_metrics(experiment, set(available), sel)
+    return sel if metrics else _complete_user_metrics(experiment, cache, set(available), sel, n_segments)
 
 
-def _complete_user_metrics(experiment: Experiment, have: set[tuple[str, str, str]], sel: Selection) -> Selection:
-    """Without -M, a metric found in the cache but not configured (a user's file) is shown only
-    where every selected target has it; otherwise it is left out with one warning (with -M it is
-    required, and a missing file is an error)."""
+def _complete_user_metrics(experiment: Experiment, cache: ScoreCache, have: set[tuple[str, str, str]],
+                           sel: Selection, n_segments: int) -> Selection:
+    """Without -M, a metric found in the cache but not configured (a user's files) is shown only
+    where every selected target has a file that reads; otherwise it is left out with one warning
+    naming the first missing or unreadable file (with -M it is required: an error)."""
     rows = targets_and_refsets(sel)
     keep = []
     for metric in sel.metrics:
-        missing = [(t, r) for t, r in rows if (t, r, metric) not in have]
-        if metric in experiment.metrics or not missing:
+        problem = None if metric in experiment.metrics else _user_metric_problem(cache, have, rows, metric,
+                                                                                  n_segments)
+        if problem is None:
             keep.append(metric)
         else:
-            LOG.warning("metric %r left out: no file for %s (name it with -M to require it)", metric,
-                        ", ".join(f"{t}/{r}" for t, r in missing[:3]) + (" ..." if len(missing) > 3 else ""))
+            LOG.warning("metric %r left out: %s (name it with -M to require it)", metric, problem)
     return dataclasses.replace(sel, metrics=tuple(keep))
+
+
+def _user_metric_problem(cache: ScoreCache, have: set[tuple[str, str, str]], rows: list[tuple[str, str]],
+                         metric: str, n_segments: int) -> str | None:
+    """Why a user's metric cannot be shown: a (target, refset) without its file, or a file that
+    cannot be read even by the tolerant reader of the manual's layout; None when it can."""
+    missing = [(t, r) for t, r in rows if (t, r, metric) not in have]
+    if missing:
+        return "no file for " + ", ".join(f"{t}/{r}" for t, r in missing[:3]) + (" ..." if len(missing) > 3 else "")
+    for target, refset in rows:
+        try:
+            cache.load(target, refset, metric, n_segments)
+        except CacheError as exc:
+            return exc.format()
+    return None
 
 
 def targets_and_refsets(sel: Selection) -> list[tuple[str, str]]:

@@ -13,7 +13,9 @@ Written (one file per target, reference set and metric)::
 shortest round-trip ``repr`` (full precision). Read: root ``IQ`` or ``REPORT`` (Asiya, also
 gzip-compressed ``.xml.gz``), ``S`` elements with or without ``DOC`` parents, ``IQ/@score`` or
 ``REPORT/@score`` as the system score. Parsing never expands entities, loads DTDs or touches the
-network, and rejects files that declare entities.
+network, and rejects files that declare entities. A file that is not well-formed XML and carries
+no ``digest`` (a user's file, perhaps written as the manual prints it: ``<S n="1">0.85`` with no
+end tags) is read again by ``iqmt_tolerant``, with the same limits and value checks.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import hashlib
 import math
 import zlib
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, cast
@@ -32,6 +35,7 @@ from lxml import etree
 
 from mteval.errors import CacheError
 from mteval.scores import ScoreSet
+from mteval.store import iqmt_tolerant
 
 MAX_BYTES = 256 * 1024 * 1024  # refuse score files larger than this, decompressed (gzip bombs)
 MAX_ELEMENTS = 5_000_000  # refuse files with more elements (a test set has far fewer segments)
@@ -126,48 +130,59 @@ def _number(text: str | None, path: Path, line: int | None, what: str) -> float:
     return value
 
 
-def _segment_number(element: etree._Element, path: Path) -> int:
-    raw = element.get("n")
+def _segment_number(raw: str | None, path: Path, line: int | None) -> int:
     if raw is None or not raw.strip().isdigit() or int(raw) < 1:
-        raise CacheError(f"<S> needs n=\"1\", n=\"2\"... (a segment number), got {raw!r}"[:120],
-                         path, element.sourceline)
+        raise CacheError(f"<S> needs n=\"1\", n=\"2\"... (a segment number), got {raw!r}"[:120], path, line)
     return int(raw)
 
 
 class _Reader:
-    """One streaming pass over a score file: root attributes, document scores, segment scores."""
+    """What one pass over a score file found: root attributes, document and segment scores. The
+    strict pass feeds it lxml's events (``start``, ``end``); the tolerant one (``iqmt_tolerant``)
+    calls ``count``, ``open_root``, ``document`` and ``segment`` itself. ``refuse_digest``: the
+    error to raise for a root with a ``digest`` (a file mteval wrote must read strictly)."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, path: Path, refuse_digest: CacheError | None = None) -> None:
+        self.path, self.refuse_digest = path, refuse_digest
         self.root: dict[str, str] = {}
         self.documents: dict[str, float] = {}
         self.values: dict[int, float] = {}
         self.elements = 0
 
-    def start(self, element: etree._Element) -> None:
+    def count(self, line: int | None = None) -> None:
         self.elements += 1
         if self.elements > MAX_ELEMENTS:
-            raise CacheError(f"more than {MAX_ELEMENTS} XML elements", self.path)
-        if self.elements == 1:
-            self._check_root(element)
-        elif element.tag == "DOC":
-            line = element.sourceline
-            self.documents[element.get("id", "")] = _number(element.get("score"), self.path, line, "DOC/@score")
+            raise CacheError(f"more than {MAX_ELEMENTS} XML elements", self.path, line)
 
-    def _check_root(self, root: etree._Element) -> None:
-        dtd = root.getroottree().docinfo.internalDTD
-        if dtd is not None and any(True for _ in dtd.iterentities()):
-            raise CacheError("entity declarations are not allowed in score files", self.path)
-        if root.tag not in ("IQ", "REPORT"):
-            raise CacheError(f"root element is <{str(root.tag)[:40]}>, expected <IQ> or <REPORT>", self.path)
-        self.root = dict(root.attrib)
+    def open_root(self, tag: str, attrs: dict[str, str], line: int | None = None) -> None:
+        if tag not in ("IQ", "REPORT"):
+            raise CacheError(f"root element is <{tag[:40]}>, expected <IQ> or <REPORT>", self.path, line)
+        if self.refuse_digest is not None and "digest" in attrs:
+            raise self.refuse_digest
+        self.root = attrs
+
+    def document(self, attrs: Mapping[str, str], line: int | None) -> None:
+        self.documents[attrs.get("id", "")] = _number(attrs.get("score"), self.path, line, "DOC/@score")
+
+    def segment(self, raw: str | None, text: str | None, line: int | None) -> None:
+        number = _segment_number(raw, self.path, line)
+        if number in self.values:
+            raise CacheError(f"segment {number} has two scores", self.path, line)
+        self.values[number] = _number(text, self.path, line, f"segment {number}")
+
+    def start(self, element: etree._Element) -> None:
+        self.count()
+        if self.elements == 1:
+            dtd = element.getroottree().docinfo.internalDTD
+            if dtd is not None and any(True for _ in dtd.iterentities()):
+                raise CacheError("entity declarations are not allowed in score files", self.path)
+            self.open_root(str(element.tag), dict(element.attrib))
+        elif element.tag == "DOC":
+            self.document(element.attrib, element.sourceline)
 
     def end(self, element: etree._Element) -> None:
         if element.tag == "S":
-            number = _segment_number(element, self.path)
-            if number in self.values:
-                raise CacheError(f"segment {number} has two scores", self.path, element.sourceline)
-            self.values[number] = _number(element.text, self.path, element.sourceline, f"segment {number}")
+            self.segment(element.get("n"), element.text, element.sourceline)
         if element.getparent() is not None:  # keep memory flat: drop what has been read
             element.clear()
             while element.getprevious() is not None:
@@ -175,14 +190,30 @@ class _Reader:
 
 
 def _read(path: Path) -> _Reader:
+    """The strict pass; a file that is not well-formed XML is read again by the tolerant reader
+    (the manual's layout), unless it carries a ``digest`` (mteval wrote it: it is damaged)."""
     reader = _Reader(path)
     with _open(path) as raw:
-        stream = _CappedStream(raw, path)
         try:
-            for event, element in etree.iterparse(stream, events=("start", "end"), **_PARSER_OPTIONS):
+            for event, element in etree.iterparse(_CappedStream(raw, path), events=("start", "end"),
+                                                  **_PARSER_OPTIONS):
                 (reader.start if event == "start" else reader.end)(element)
+            return reader
         except etree.XMLSyntaxError as exc:
-            raise CacheError(f"not well-formed XML: {exc.msg}", path, exc.lineno) from None
+            strict = CacheError(f"not well-formed XML: {exc.msg}", path, exc.lineno)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise CacheError(f"cannot read score file: {exc}", path) from None
+    if "digest" in reader.root:
+        raise strict
+    return _read_tolerant(path, strict)
+
+
+def _read_tolerant(path: Path, strict: CacheError) -> _Reader:
+    """The manual's layout (``iqmt_tolerant``), with the same limits and value checks."""
+    reader = _Reader(path, refuse_digest=strict)
+    with _open(path) as raw:
+        try:
+            iqmt_tolerant.scan(_CappedStream(raw, path), reader, path)
         except (OSError, EOFError, zlib.error) as exc:
             raise CacheError(f"cannot read score file: {exc}", path) from None
     return reader
