@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import Side
-from mteval.metrics.bleu_nist import BleuNist
+from mteval.metrics.bleu_nist import BleuNist, nist_information
+from mteval.metrics.ngram_stats import NgramVocabulary, information
+from mteval.metrics.ngrams import ngram_counts
 
 WORDS = st.lists(st.sampled_from(["the", "cat", "sat", "on", "a", "mat", ".", "dog"]), min_size=0, max_size=12)
 
@@ -51,3 +54,44 @@ def test_properties(refs_a: list[list[str]], hyps: list[list[str]]) -> None:
     identical = score(ref, ref)
     if all(len(r.split()) >= 4 for r in ref):
         assert math.isclose(identical["BLEU"].system, 1.0)
+
+
+def _by_ngram(vocab: NgramVocabulary, info: np.ndarray) -> dict[tuple[str, ...], float]:
+    """The vectorised information array keyed by n-gram strings (ids decoded through the prefix table)."""
+    names = {tid: token for token, tid in vocab.tokens.items()}
+    ngrams: dict[int, tuple[str, ...]] = {}
+    for (prefix, tid), index in sorted(vocab.table.items(), key=lambda item: item[1]):
+        ngrams[index] = (ngrams[prefix] if prefix >= 0 else ()) + (names[tid],)
+    return {ngrams[i]: float(v) for i, v in enumerate(info) if not np.isnan(v)}
+
+
+def test_zero_prefix_quirk_hand_computed() -> None:
+    # reference "x 0 a 0 b": 5 words, count("0") = 2, count("0 a") = 1. mteval-v13a.pl reads the prefix
+    # string "0" as false, so info("0 a") = -log2(1/5) (total words), not -log2(1/2) = 1.
+    result = score(["0 a"], ["x 0 a 0 b"], variants=("NIST", "NISTi-2"))
+    penalty = math.exp(-(-math.log(0.5) / math.log(1.5) ** 2) * math.log(2 / 5) ** 2)
+    info_1 = (-math.log2(2 / 5) - math.log2(1 / 5)) / 2
+    assert math.isclose(result["NISTi-2"].segments[0], math.log2(5) * penalty, rel_tol=1e-12)
+    assert math.isclose(result["NIST"].segments[0], (info_1 + math.log2(5)) * penalty, rel_tol=1e-12)
+
+
+def test_zero_prefix_quirk_only_for_the_string_zero() -> None:
+    # "00", "0.0" and the trigram prefix "0 a" are true in Perl: ordinary conditional information
+    counts = [ngram_counts(tuple("x 0 a b 00 a 0.0 a 0 a b".split()), 5)]
+    info = nist_information(counts, 11)
+    assert info[("0", "a")] == -math.log2(2 / 11)
+    assert info[("00", "a")] == -math.log2(1 / 1) and info[("0.0", "a")] == -math.log2(1 / 1)
+    assert info[("0", "a", "b")] == -math.log2(2 / 2) and info[("a", "0")] == -math.log2(1 / 4)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["0", "00", "a", "b", "0.0", "."]), max_size=9), min_size=1, max_size=5))
+def test_vectorised_information_equals_dict_form(segments: list[list[str]]) -> None:
+    vocab = NgramVocabulary()
+    profiles = [vocab.profile(tuple(words)) for words in segments]
+    vectorised = _by_ngram(vocab, information(vocab, profiles))
+    counters = [ngram_counts(tuple(words), 5) for words in segments]
+    expected = nist_information(counters, sum(len(words) for words in segments))
+    assert vectorised.keys() == expected.keys()
+    for ngram, value in expected.items():
+        assert math.isclose(vectorised[ngram], value, rel_tol=1e-12, abs_tol=1e-12), ngram

@@ -10,7 +10,9 @@ an order with no hypothesis n-grams contributes log-precision 0 (individual scor
 
 NIST (Doddington 2002; mteval sub ``nist_score``): information weight
 ``info(w1..wn) = -log2(count(w1..wn) / count(w1..wn-1))`` (unigrams: ``count/total words``), counted
-over every segment of every reference of the reference set; score
+over every segment of every reference of the reference set -- with v13a's quirk that a bigram whose
+first token is ``0`` is also divided by the total word count (Perl reads the prefix ``"0"`` as false;
+``docs/bleu-nist.md``); score
 ``NIST-n = sum_{k<=n} (sum of info over clipped matches of order k) / max(#hyp k-grams, 1) * LP``,
 ``LP = exp(-beta * ln(rho)^2)``, ``beta = -ln 0.5 / ln(1.5)^2``, ``rho = hyp words / mean reference
 words`` (``LP = 1`` when ``rho >= 1``); ``NISTi-n`` = the order-n term times LP; ``NIST`` = ``NIST-5``.
@@ -36,6 +38,7 @@ from mteval.metrics.ngram_stats import (
     MATCH,
     MEAN_REF_LEN,
     N_STATS,
+    PERL_FALSE_PREFIX,
     REF_LEN,
     NgramVocabulary,
     PreparedNgrams,
@@ -59,12 +62,18 @@ NIST_VARIANTS = ("NIST",) + tuple(f"NIST-{n}" for n in range(1, 6)) + tuple(f"NI
 def nist_information(profiles: Sequence[Counter[tuple[str, ...]]],
                      total_words: int) -> dict[tuple[str, ...], float]:
     """mteval's ``compute_ngram_info`` over n-gram Counters (dict form; the vectorised form used by
-    :class:`BleuNist` is :func:`mteval.metrics.ngram_stats.information`)."""
+    :class:`BleuNist` is :func:`mteval.metrics.ngram_stats.information`), with v13a's ``"0"`` prefix
+    quirk: a bigram starting with the token ``0`` is divided by the total word count (line 545)."""
     counts: Counter[tuple[str, ...]] = Counter()
     for profile in profiles:
         counts.update(profile)
-    return {ngram: -math.log(count / (counts[ngram[:-1]] if len(ngram) > 1 else total_words)) / math.log(2)
+    return {ngram: -math.log(count / (counts[ngram[:-1]] if _perl_true_prefix(ngram) else total_words)) / math.log(2)
             for ngram, count in counts.items()}
+
+
+def _perl_true_prefix(ngram: tuple[str, ...]) -> bool:
+    """Perl truth of v13a's ``$mgram`` (the (n-1)-gram joined by spaces): false for ``""`` and ``"0"``."""
+    return " ".join(ngram[:-1]) not in ("", PERL_FALSE_PREFIX)
 
 
 def bleu_scores(stats: np.ndarray, order: int, individual: bool) -> np.ndarray:

@@ -98,16 +98,26 @@ def _concat(profiles: Sequence[Profile], segments: Sequence[int]) -> tuple[np.nd
     return seg * _SHIFT + ids, np.concatenate([p.counts for p in profiles]) if profiles else np.zeros(0)
 
 
+PERL_FALSE_PREFIX = "0"  # the one non-empty (n-1)-gram string Perl reads as false (n = 2 only)
+
+
 def information(vocab: NgramVocabulary, ref_profiles: Sequence[Profile]) -> np.ndarray:
     """mteval's ``compute_ngram_info``: ``-log2(count(ngram)/count(prefix))`` (unigrams: over the
-    total number of reference words), counted over every reference segment; NaN for unseen ids."""
+    total number of reference words), counted over every reference segment; NaN for unseen ids.
+
+    v13a's quirk, reproduced: the denominator is chosen by ``$mgram ? count{$mgram} : $tot_wrds``
+    (mteval-v13a.pl sub ``compute_ngram_info``, line 545 of Asiya's copy, 546 of moses-smt's) and Perl
+    reads the prefix string ``"0"`` as false, so a bigram whose first token is ``0`` is also divided by
+    the total word count (``docs/bleu-nist.md``)."""
     size = len(vocab.prefix)
     keys = np.concatenate([p.ids for p in ref_profiles]) if ref_profiles else np.zeros(0, np.int64)
     weights = np.concatenate([p.counts for p in ref_profiles]) if ref_profiles else np.zeros(0)
     totals = np.bincount(keys, weights=weights, minlength=size)
     prefix = np.asarray(vocab.prefix, dtype=np.int64)
     total_words = sum(p.length for p in ref_profiles)
-    denominator = np.where(prefix >= 0, totals[np.maximum(prefix, 0)], total_words)
+    zero = vocab.table.get((-1, vocab.tokens.get(PERL_FALSE_PREFIX, -2)), -1)  # unigram id of "0", if any
+    has_prefix = (prefix >= 0) & (prefix != zero)
+    denominator = np.where(has_prefix, totals[np.maximum(prefix, 0)], total_words)
     with np.errstate(divide="ignore", invalid="ignore"):
         info = -np.log(totals / denominator) / math.log(2)
     return np.where(totals > 0, info, np.nan)
