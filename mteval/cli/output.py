@@ -147,17 +147,20 @@ def named_set(record: Record) -> str:
 
 
 def _context(rows: list[Record], unit: str) -> str:
-    """``-G sys, references A_C_D, 300 trials per metric`` (a range when trials differ)."""
+    """``-G sys, references A_C_D, 300 trials per metric`` (a range when trials differ; no
+    ``per`` without ``unit``)."""
     trials = sorted({int(r["trials"]) for r in rows})
     count = str(trials[0]) if len(trials) == 1 else f"{trials[0]}-{trials[-1]}"
-    return f"-G {rows[0]['level']}, references {rows[0]['refset']}, {count} trials per {unit}"
+    per = f" per {unit}" if unit else ""
+    return f"-G {rows[0]['level']}, references {rows[0]['refset']}, {count} trials{per}"
 
 
 def _too_few(rows: list[Record]) -> str:
     """The note that replaces a KING table resting on fewer than ``min_trials`` trials."""
     first, fewest = rows[0], min(int(r["trials"]) for r in rows)
-    why = " (one per held-out reference)" if first["level"] == "sys" else ""
-    hint = "use -G seg or -G doc" if first["level"] == "sys" else "select more segments"
+    why, hint = {"sys": (" (one per held-out reference)", "use -G seg or -G doc"),
+                 "doc": (" (one per held-out reference and document)", "use -G seg")}.get(
+                     first["level"], ("", "select more segments"))
     return (f"too few trials for KING at -G {first['level']}: {fewest}{why}, at least {first['min_trials']} "
             f"are needed to read KING to two decimals (manual Table 11); {hint}. "
             "--tsv or --json list the counts.\n")
@@ -182,7 +185,7 @@ def write_king(rows: list[Record], out: TextIO, ranked: bool) -> None:
 def write_jack(rows: list[Record], out: TextIO, ranked: bool) -> None:
     """-doJACK: ``SEG|DOC|Test set | JACK`` with the metric set in the caption."""
     level = rows[0]["level"]
-    unit = {"seg": "segment", "doc": "document"}.get(level, "test set")
+    unit = {"seg": "segment", "doc": "document"}.get(level, "")
     out.write(f"JACK: reliability of the test set (manual §3.1.3); {_context(rows, unit)}, "
               f"metric set {named_set(rows[0])}\n")
     label = {"seg": "SEG", "doc": "DOC"}.get(level, "Test set")
