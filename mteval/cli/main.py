@@ -2,7 +2,8 @@
 
 Examples::
 
-    mteval metrics                      # every registered family and its variants
+    mteval metrics                      # every registered family, its variants and their aliases
+    mteval metrics SP-Op-NN             # what one name denotes (IQMT manual spellings are aliases)
     mteval models info en               # which Stanza models an experiment in English would use
     mteval models download en           # Stanza's official models (needs internet)
     mteval hybridize configs/example-syntax.yaml --out hyb/   # write extended references + Table 5
@@ -21,7 +22,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mteval", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("metrics", help="list registered metric families and variants")
+    listing = commands.add_parser("metrics", help="list registered metric families, variants and aliases")
+    listing.add_argument("names", nargs="*", help="only say what these metric names denote")
     models = commands.add_parser("models", help="Stanza models: info or download")
     models.add_argument("action", choices=("info", "download"))
     models.add_argument("language", nargs="?", default="en")
@@ -90,13 +92,27 @@ def hybridize(args: argparse.Namespace) -> int:
     return 0
 
 
-def list_metrics() -> int:
-    """Print each family with its variants, direction and annotation needs."""
+def list_metrics(names: list[str] | None = None) -> int:
+    """Print each family with its variants, annotation needs and aliases (``alias=variant``), or
+    what each of ``names`` denotes (an unknown name: one line with the closest names, exit 2)."""
     from mteval.metrics import registry
 
+    table = registry.alias_table()
+    if names:
+        for name in names:
+            family = registry.family_of(name)
+            what = f"alias of {table[name]}" if name in table else "variant"
+            print(f"{name}: {what} (family {family})")
+        return 0
+    by_family: dict[str, list[str]] = {}
+    order = {v: k for k, v in enumerate(registry.all_variants())}
+    for alias, target in sorted(table.items(), key=lambda item: (order[item[1]], item[0])):
+        by_family.setdefault(registry.family_of(target), []).append(f"{alias}={target}")
     for name, family_class in registry.families().items():
         needs = " (needs annotation)" if family_class.needs_annotation else ""
-        print(f"{name}{needs}: {' '.join(family_class.variants)}")
+        print(f"{name}{needs}: {' '.join(v for v in family_class.variants if v not in table)}")
+        if by_family.get(name):
+            print(f"  aliases: {' '.join(by_family[name])}")
     return 0
 
 
@@ -119,7 +135,7 @@ def models(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "metrics":
-        return run_command("mteval", list_metrics)
+        return run_command("mteval", lambda: list_metrics(args.names))
     if args.command == "tune":
         return run_command("mteval", lambda: tune(args))
     if args.command == "hybridize":

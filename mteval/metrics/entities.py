@@ -18,7 +18,9 @@ variant               measure (:mod:`mteval.metrics.overlap`)
 ``(*)`` and ``(**)`` follow Asiya, not the IQMT manual (which has them the other way round):
 Asiya's cached sample (``oracles/asiya-sample``, google, segment 1) gives ``NE-Oe(*) = 0`` for a
 hypothesis sharing most of its words with the reference and only differing in its one entity
-(``Barca``/``Barça``), which is impossible with ``O`` words counted.
+(``Barca``/``Barça``), which is impossible with ``O`` words counted. The manual's spellings map by
+meaning (:mod:`mteval.metrics.aliases`): ``NE-Oe-*`` (``O`` included) is ``NE-Oe(**)`` and
+``NE-Oe-**`` (actual entities only) is ``NE-Oe(*)``; ``NE-Oe-t``/``NE-Me-t`` are ``NE-Oe(t)``/``NE-Me(t)``.
 
 Without an NER model in the annotation every word is ``O``: ``NE-Oe(**)`` is then the plain lexical
 overlap and the other variants have no score (NaN segments, 0 in document/system means).

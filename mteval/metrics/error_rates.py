@@ -14,7 +14,10 @@ Conventions (``../shared/oracles/wmt21-ruen/README.md`` §5):
   mean of segment scores; document score: the mean of the document's segment scores (Asiya's
   ``Metrics::get_seg_doc_scores``, since the scripts report no document scores);
 * Asiya's metrics are the negated similarities ``-WER`` and ``-PER`` (higher is better); ``WER``
-  and ``PER`` are the positive error rates;
+  and ``PER`` are the positive error rates; ``1-WER`` and ``1-PER`` are the IQMT manual's
+  similarities (§6.2, Tables 10-11), ``1 - WER`` = ``1 + (-WER)`` at every level (so the best
+  reference, as for ``-WER``), at most 1 and negative when the hypothesis has more errors than the
+  reference has words;
 * multiple references: one run per reference, then the **maximum over references, separately for
   the system score and for each segment** (so ``-WER`` takes the best reference and Asiya's positive
   ``WER`` the *worst*); a document is the mean of its (maximised) segment scores;
@@ -90,10 +93,11 @@ class _Texts:
 
 @register
 class ErrorRates(MetricFamily):
-    """WER and PER with Asiya's conventions: ``-WER``, ``-PER`` (Asiya's metrics) and ``WER``, ``PER``."""
+    """WER and PER with Asiya's conventions: ``-WER``, ``-PER`` (Asiya's metrics), ``WER``, ``PER``, and
+    IQMT's ``1-WER``, ``1-PER``."""
 
     family = "WER-PER"
-    variants = ("-WER", "-PER", "WER", "PER")
+    variants = ("-WER", "-PER", "WER", "PER", "1-WER", "1-PER")
 
     def __init__(self, case_sensitive: bool = True, **options: Any) -> None:
         super().__init__(case_sensitive=case_sensitive, **options)
@@ -107,6 +111,9 @@ class ErrorRates(MetricFamily):
         if variant.startswith("-"):
             return MetricInfo(variant, self.family, higher_is_better=True, lower_bound=None,
                               upper_bound=0.0, description=f"negated {variant[1:]} (Asiya)")
+        if variant.startswith("1-"):
+            return MetricInfo(variant, self.family, higher_is_better=True, lower_bound=None,
+                              upper_bound=1.0, description=f"1 - {variant[2:]} (IQMT manual)")
         return MetricInfo(variant, self.family, higher_is_better=False, lower_bound=0.0,
                           upper_bound=None, description=f"{variant} error rate")
 
@@ -170,9 +177,10 @@ class ErrorRates(MetricFamily):
         per_ref = [self.positive_scores(self.counts(hyp, ref, per)) for ref in prepared]
         result = {}
         for variant in variants:
-            base, sign = (variant[1:], -1.0) if variant.startswith("-") else (variant, 1.0)
-            system = max(sign * r[base][0] for r in per_ref)
-            segments = np.max([sign * r[base][1] for r in per_ref], axis=0)
+            offset, base = (1.0, variant[1:]) if variant.startswith("1-") else (0.0, variant)
+            base, sign = (base[1:], -1.0) if base.startswith("-") else (base, 1.0)
+            system = offset + max(sign * r[base][0] for r in per_ref)
+            segments = offset + np.max([sign * r[base][1] for r in per_ref], axis=0)
             docs = {d: float(segments[documents.rows(d)].mean()) for d in documents.documents}
             result[variant] = ScoreSet(system=float(system), documents=docs, segments=segments)
         return result

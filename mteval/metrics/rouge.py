@@ -36,6 +36,7 @@ import numpy as np
 
 from mteval.errors import InputError
 from mteval.io.corpus import DocumentIndex
+from mteval.metrics.aliases import DUPLICATES
 from mteval.metrics.base import MetricFamily, MetricInfo, ScoreSet, Side, mean_score_set
 from mteval.metrics.registry import register
 from mteval.metrics.rouge_bootstrap import bootstrap_average
@@ -48,7 +49,8 @@ EXCEPTION_FILES = ("adv.exc", "adj.exc", "noun.exc", "verb.exc")
 WEIGHT = 1.2  # ROUGE-W weighting exponent (-w 1.2)
 ALPHA = 0.5  # F-measure weight (no -p)
 
-# Asiya's names and IQMT's names of each variant; both select the same computation.
+# Asiya's names (the variants) and IQMT's names (their aliases, :mod:`mteval.metrics.aliases`) of
+# each variant; both select the same computation.
 KINDS: dict[str, str] = {
     "ROUGE-1": "N1", "ROUGE-2": "N2", "ROUGE-3": "N3", "ROUGE-4": "N4", "ROUGE-L": "L",
     "ROUGE-W": "W", "ROUGE-S*": "S", "ROUGE-SU*": "SU",
@@ -314,7 +316,7 @@ class RougeFamily(MetricFamily):
     """ROUGE-N, -L, -W-1.2, -S*, -SU* F-scores (Lin 2004) with ROUGE-1.5.5's numbers."""
 
     family = "ROUGE"
-    variants = tuple(KINDS)
+    variants = tuple(v for v in KINDS if v not in DUPLICATES)
     version = "1"
 
     def __init__(self, case_sensitive: bool = True, stem: bool = True, bootstrap: bool = True,

@@ -15,6 +15,10 @@ variant                   measure (:mod:`mteval.metrics.overlap`)
 ``SR-Mrv(t)``, ``(*)``    as ``SR-Mr(t)`` with elements ``(verb lemma, word sequence)``
 ``SR-Orv``                as ``SR-Or`` with items ``(verb lemma, role)``
 ========================  ========================================================================
+
+The manual's spellings are aliases (:mod:`mteval.metrics.aliases`): ``SR-Or-t``, ``SR-Mr-t``,
+``SR-Orv-t``, ``SR-Mrv-t`` for ``SR-Or(t)`` ..., and the other names §5.2.2 gives for lexical
+overlapping by role, ``SR-Or,w-t``, ``SR-Ow-t`` and ``SR-O-t`` (all ``SR-Or(t)``).
 """
 
 from __future__ import annotations

@@ -10,15 +10,20 @@ variant                       measure (:mod:`mteval.metrics.overlap`)
 ``SP-Op(t)``, ``SP-Op(*)``    Overlapping of word forms by XPOS tag ``t`` (PTB tags)
 ``SP-Opu(t)``, ``SP-Opu(*)``  the same by UPOS tag ``t`` (``NOUN``, ``VERB``, ...)
 ``SP-Oc(t)``, ``SP-Oc(*)``    Overlapping of word forms by chunk type ``t`` (``O`` = outside)
+``SP-Oiob(t)``, ``(*)``       Overlapping of word forms by IOB label ``t`` (``B-NP``, ``I-NP``,
+                              ..., ``O``): the manual's ``SP-Oiob-*`` ("lexical overlapping over
+                              chunk IOB labels", §5.3), (*) over every label, ``O`` included
 ``SP-xNIST[-n]``, ``i-n``     NIST (Doddington 2002), cumulative up to n / individual order n,
                               over the sequence of lemmas (x = ``l``), XPOS tags (``p``), chunk
                               types, one per chunk (``c``) or IOB labels, one per word (``iob``);
                               ``SP-xNIST`` = ``SP-xNIST-5``
 ============================  ===============================================================
 
-NIST uses the mteval-v13a statistics of :mod:`mteval.metrics.ngram_stats` (the code BLEU/NIST use)
-with the layer's symbols as tokens: information weights from all references of the set, clipping by the maximum
-count over references, segment/document/system scores from summed statistics.
+The manual's spellings (``SP-Op-NN``, ``SP-NIST_l-5``, ``SP-Oiob-*`` ...) are aliases of these names
+(:mod:`mteval.metrics.aliases`). NIST uses the mteval-v13a statistics of :mod:`mteval.metrics.ngram_stats`
+(the code BLEU/NIST use) with the layer's symbols as tokens: information weights from all references of
+the set, clipping by the maximum count over references, segment/document/system scores from summed
+statistics.
 """
 
 from __future__ import annotations
@@ -52,9 +57,11 @@ def _nist_variants() -> dict[str, tuple[str, int, bool]]:
     return out
 
 
+IOB_LABELS = tuple(f"{p}-{t}" for t in CHUNK_TYPES if t != "O" for p in "BI") + ("O",)
 SELECTORS = {"SP-Op(*)": Selector("Op"), **per_type("SP-Op", "Op", XPOS_TAGS),
              "SP-Opu(*)": Selector("Opu"), **per_type("SP-Opu", "Opu", UPOS_TAGS),
-             "SP-Oc(*)": Selector("Oc"), **per_type("SP-Oc", "Oc", CHUNK_TYPES)}
+             "SP-Oc(*)": Selector("Oc"), **per_type("SP-Oc", "Oc", CHUNK_TYPES),
+             "SP-Oiob(*)": Selector("Oiob"), **per_type("SP-Oiob", "Oiob", IOB_LABELS)}
 NIST_VARIANTS = _nist_variants()
 
 
@@ -77,12 +84,13 @@ class ShallowSyntax(OverlapFamily):
         return MetricInfo(variant, self.family, description="Overlapping (IQMT §5.3)")
 
     def features(self, sentence: Sentence) -> Features:
-        """Word forms typed by XPOS (``Op``), UPOS (``Opu``) and chunk type (``Oc``)."""
+        """Word forms typed by XPOS (``Op``), UPOS (``Opu``), chunk type (``Oc``) and IOB label (``Oiob``)."""
         forms = [self.norm(w.form) for w in sentence.words]
         by_chunk = [(c.type, forms[i - 1]) for c in chunks(sentence) for i in c.words]
         return {"Op": self.bags((w.xpos, f) for w, f in zip(sentence.words, forms)),
                 "Opu": self.bags((w.upos, f) for w, f in zip(sentence.words, forms)),
-                "Oc": self.bags(by_chunk)}
+                "Oc": self.bags(by_chunk),
+                "Oiob": self.bags(zip(self.sequences(sentence)["iob"], forms))}
 
     def sequences(self, sentence: Sentence) -> dict[str, tuple[str, ...]]:
         """The token sequence of every NIST layer (lemmas, XPOS, chunk types, IOB labels), once per sentence."""

@@ -1,11 +1,20 @@
-"""Named sets for iqeval's -M -S -R -T options (IQeval.config's ``some_metrics=...``)."""
+"""Named sets for iqeval's -M -S -R -T options (IQeval.config's ``some_metrics=...``).
+
+Metrics (-M) are matched by the metric they denote (:func:`mteval.metrics.registry.canonical`): a
+name missing from the cache selects the cached file of another name of the same metric (``-M BLEU``
+finds ``BLEU-4``), and a metric named twice, under one or two names, is kept once (the first
+name; a second spelling is dropped with a warning), so KING and its optimisation never see one
+metric twice. Without -M, the default list is de-duplicated the same way.
+"""
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Sequence
 
 from mteval.errors import ConfigError, quote
+from mteval.metrics import registry
 from mteval.pipeline.config import Experiment
 
 _RANGE = re.compile(r"^\s*(\d+)\s*(?:(?:-|\.\.)\s*(\d+))?\s*$")
@@ -18,23 +27,48 @@ def _few(items: Sequence[str], limit: int = 10) -> str:
 
 
 def resolve(experiment: Experiment, option: str, value: str | None, universe: Sequence[str]) -> tuple[str, ...]:
-    """Members of a named set (or a comma-separated list of names); all of ``universe`` when None."""
+    """Members of a named set (or a comma-separated list of names); all of ``universe`` when None.
+    For -M, names are matched by metric (module docstring)."""
+    match = _metrics_in if option == "-M" else _members_in
     if value is None:
-        return tuple(universe)
+        return tuple(match(list(universe), universe)[0])
     members = experiment.sets.get(value)
     if members is None:
-        literal = tuple(v.strip() for v in value.split(",") if v.strip())
-        if literal and all(v in universe for v in literal):
-            return literal
-        raise ConfigError(f"{option} {quote(value)}: unknown set name; sets defined under 'sets': "
+        literal = [v.strip() for v in value.split(",") if v.strip()]
+        found, unknown = match(literal, universe)
+        if literal and not unknown:
+            return tuple(found)
+        close = difflib.get_close_matches(value, [*experiment.sets, *universe], n=3, cutoff=0.75)
+        hint = f"; did you mean {' or '.join(quote(c) for c in close)}?" if close else ""
+        raise ConfigError(f"{option} {quote(value)}: unknown set name{hint}; sets defined under 'sets': "
                           f"{_few(list(experiment.sets)) or 'none'}", experiment.config_path)
     if isinstance(members, str):
         members = tuple(m.strip() for m in members.split(",") if m.strip())
-    unknown = [m for m in members if m not in universe]
+    found, unknown = match(list(members), universe)
     if unknown:
         raise ConfigError(f"set {quote(value)} ({option}) names unknown items {_few(unknown)}; known: "
                           f"{_few(universe)}", experiment.config_path)
-    return tuple(members)
+    return tuple(found)
+
+
+def _members_in(names: list[str], universe: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(names found in ``universe``, names not found), order kept."""
+    known = set(universe)
+    return [n for n in names if n in known], [n for n in names if n not in known]
+
+
+def _metrics_in(names: list[str], universe: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(each metric once, as ``universe`` spells it; names of no metric in ``universe``)."""
+    known = set(universe)
+    spelled: dict[str, str] = {}
+    for u in universe:
+        spelled.setdefault(registry.canonical(u), u)
+    found: list[str] = []
+    unknown: list[str] = []
+    for name in registry.dedupe(names):
+        chosen = name if name in known else spelled.get(registry.canonical(name))
+        (found if chosen is not None else unknown).append(chosen or name)
+    return list(dict.fromkeys(found)), unknown
 
 
 def parse_segments(spec: str | Sequence[str], n_segments: int, where: str = "segments") -> list[int]:

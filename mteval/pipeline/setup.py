@@ -4,6 +4,11 @@ Pairs: system/reference, reference/reference (each reference against each other 
 system/all-references and reference/other-references (multi-reference, for -doOQ and -doref),
 reference sets named in the config's ``sets``, and system/system only with ``jack=True``.
 A file that exists with the same signature and input digest is skipped unless ``remake``.
+
+Metric names: a file is stored under the name the user wrote (an alias such as the manual's
+``SP-Op-NN``, or ``BLEU``); the family computes the canonical variant it denotes
+(:func:`mteval.metrics.registry.canonical`), once per target even when two spellings ask for it, and
+the signature is the canonical variant's.
 """
 
 from __future__ import annotations
@@ -108,7 +113,8 @@ class SetupRun:
         return Side(name, self.segments[name], sentences)
 
     def signature(self, family: MetricFamily, variant: str) -> str:
-        signature = family.signature(variant)
+        """The stored signature of a requested name: that of the canonical variant it denotes."""
+        signature = family.signature(registry.canonical(variant))
         if family.needs_annotation:
             signature += f"|annotation:{self.annotations.identity()}"
         return signature
@@ -124,7 +130,8 @@ class SetupRun:
         return "+".join(self.digest(n) for n in (pair.target, *pair.references))
 
     def run_family(self, family: MetricFamily, variants: list[str], pairs: list[Pair]) -> None:
-        """Compute one family for every pair, preparing each reference set once."""
+        """Compute one family for every pair, preparing each reference set once; ``variants`` are
+        the requested names (aliases stored under their own spelling, computed as canonical)."""
         by_refset: dict[tuple[str, ...], list[Pair]] = defaultdict(list)
         for pair in pairs:
             by_refset[pair.references].append(pair)
@@ -142,9 +149,10 @@ class SetupRun:
             self.progress(f"{family.family}: {len(todo)} target(s) against {refset_name(references)}")
             prepared = family.prepare([self.side(m, family) for r in references for m in self.members(r)])
             for pair, stale in todo:
-                results = family.score(self.side(pair.target, family), prepared, self.texts.documents, stale)
+                wanted = list(dict.fromkeys(registry.canonical(v) for v in stale))
+                results = family.score(self.side(pair.target, family), prepared, self.texts.documents, wanted)
                 for variant in stale:
-                    path = self.cache.save(pair.target, pair.refset, variant, results[variant],
+                    path = self.cache.save(pair.target, pair.refset, variant, results[registry.canonical(variant)],
                                            self.texts.documents.doc_ids, signatures[variant], self.inputs(pair))
                     self.report.computed += 1
                     self.report.files.append(str(path))

@@ -15,6 +15,12 @@ Variants (IQMT name / Asiya name: modules, weights):
   module sits in the synonym slot)
 * ``MTR-para`` / ``METEOR-stsypa``: Meteor 1.5's full English set exact stem synonym paraphrase,
   1.0 0.6 0.8 0.6. IQMT (METEOR 0.6) had no paraphrase module; ``MTR-para`` is defined as this.
+* ``MTR-wnstm`` (IQMT manual §5.1; no Asiya name): exact stem **WordNet stem** (METEOR 0.4.3's
+  ``wn_stem``: different words with a common WordNet base form, :func:`.matchers.wnstem`),
+  1.0 0.6 0.8 (the module sits in the synonym slot, as ``METEOR-pa``'s paraphrase module does).
+
+The Asiya names are the registered variants; the IQMT names (``MTR-exact`` ...) are aliases of
+them (:mod:`mteval.metrics.aliases`), which :data:`MODULES` also accepts.
 """
 
 from __future__ import annotations
@@ -27,11 +33,12 @@ import numpy as np
 
 from mteval.errors import InputError
 from mteval.io.corpus import DocumentIndex
+from mteval.metrics.aliases import DUPLICATES
 from mteval.metrics.base import MetricInfo, ScoreSet, Side, StatsFamily, scores_from_stats_matrix
 from mteval.metrics.meteor import matchers
 from mteval.metrics.meteor.alignment import Matcher, align
 from mteval.metrics.meteor.scoring import MODULE_WEIGHTS, N_STATS, alignment_stats, meteor_scores
-from mteval.metrics.registry import register
+from mteval.metrics.registry import canonical, register
 
 MODULES: dict[str, tuple[str, ...]] = {
     "MTR-exact": ("exact",), "METEOR-ex": ("exact",),
@@ -40,6 +47,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "METEOR-pa": ("exact", "stem", "paraphrase"),
     "MTR-para": ("exact", "stem", "synonym", "paraphrase"),
     "METEOR-stsypa": ("exact", "stem", "synonym", "paraphrase"),
+    "MTR-wnstm": ("exact", "stem", "wnstem"),
 }
 EMPTY_ITEM = "***EMPTY***"
 _WS = re.compile(r"[ \t\n\r\f]+")  # java.util.StringTokenizer's default delimiters
@@ -67,7 +75,7 @@ class MeteorFamily(StatsFamily):
     """METEOR 1.5 variants (exact, stem, synonym, paraphrase stages) with Meteor's numbers."""
 
     family = "METEOR"
-    variants = tuple(MODULES)
+    variants = tuple(v for v in MODULES if v not in DUPLICATES)
     version = "1"
 
     def __init__(self, case_sensitive: bool = True, **options: Any) -> None:
@@ -124,7 +132,7 @@ class MeteorFamily(StatsFamily):
         """METEOR scores of statistics rows: a variant's own block, or the full side-by-side matrix."""
         s = np.atleast_2d(stats)
         if s.shape[1] != N_STATS:
-            k = self.variants.index(variant)
+            k = self.variants.index(canonical(variant))
             s = s[:, k * N_STATS:(k + 1) * N_STATS]
         return meteor_scores(s, MODULE_WEIGHTS[:len(MODULES[variant])])
 

@@ -1,4 +1,5 @@
-"""METEOR 1.5's single-word matchers (Denkowski & Lavie 2011, sec. 2.1: exact, stem, synonym).
+"""METEOR 1.5's single-word matchers (Denkowski & Lavie 2011, sec. 2.1: exact, stem, synonym), and
+METEOR 0.4.3's ``wn_stem`` (IQMT manual §5.1: same WordNet base form), which Meteor 1.5 dropped.
 
 Each adds every candidate (reference position outer loop, hypothesis position inner loop, as
 Meteor does) to the :class:`~mteval.metrics.meteor.alignment.Stage`. Stem and synonym matches
@@ -52,6 +53,22 @@ def synonym(module: int, stage: Stage) -> None:
             by_synset.setdefault(s, []).append(i)
     for j, r in enumerate(stage.ref):
         found = sorted({i for s in syn.synsets_of(r) for i in by_synset.get(s, ())})
+        for i in found:
+            if hyp[i] != r:
+                stage.add(Match(module, j, 1, i, 1))
+
+
+def wnstem(module: int, stage: Stage) -> None:
+    """Different words sharing a WordNet base form (``wn_stem`` of METEOR 0.4.3, with Meteor 1.5's
+    WordNet 3.0 exception lists and suffix rules: :meth:`SynonymDictionary.base_forms`)."""
+    syn = synonym_dictionary()
+    hyp = stage.hyp
+    by_base: dict = {}
+    for i, w in enumerate(hyp):
+        for b in syn.base_forms(w):
+            by_base.setdefault(b, []).append(i)
+    for j, r in enumerate(stage.ref):
+        found = sorted({i for b in syn.base_forms(r) for i in by_base.get(b, ())})
         for i in found:
             if hyp[i] != r:
                 stage.add(Match(module, j, 1, i, 1))

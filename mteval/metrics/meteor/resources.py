@@ -61,6 +61,16 @@ class SynonymDictionary:
             stem = self.synsets.get(self.morph(word), frozenset())
         return own | stem
 
+    @lru_cache(maxsize=200_000)  # noqa: B019 - one dictionary per process (see synonym_dictionary)
+    def base_forms(self, word: str) -> frozenset[str]:
+        """WordNet base forms of a word (METEOR 0.4.3's ``wn_stem``): the word itself when WordNet
+        lists it, plus its exception-list bases, or else the base Meteor's suffix rules give."""
+        bases = self.bases.get(word)
+        found = set(bases) if bases is not None else {self.morph(word)} - {""}
+        if word in self.synsets:
+            found.add(word)
+        return frozenset(found)
+
     def morph(self, word: str) -> str:
         """WordNet's suffix rules as Meteor 1.5 codes them, including its ``-ful`` quirk.
 
