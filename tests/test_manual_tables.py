@@ -3,7 +3,7 @@ running the installed commands on a 40-segment, 3-reference slice of the en-de s
 
 * KING as Table 11 (``Evaluation metric | KING``, metrics as rows; -O 1 ranks them);
 * the optimal set of -optimizeKING named in the text, TSV and JSON views, the trace labelled;
-* a QUEEN/KING/JACK value of 0 shown with its hits/trials;
+* a QUEEN/KING/JACK value of 0 shown with its hits/trials (KING: a user metric dropped into the cache);
 * -G sys (one KING trial per held-out reference) says "too few trials" instead of zeros;
 * QUEEN stays a column of the score matrix (Tables 2, 3 and 12), JACK names its metric set.
 """
@@ -14,12 +14,17 @@ import csv
 import io
 import json
 import re
+import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
+import yaml
 from helpers import ENDE, ende_config, run
 
 from mteval.cli.output import cell
+from mteval.scores import ScoreSet
+from mteval.store.cache import ScoreCache
 
 METRICS = ["BLEU", "NIST", "BLEU-2"]
 SYSTEMS = ("Facebook-AI", "UEdin", "Online-W")
@@ -143,6 +148,35 @@ def test_zero_values_show_hits_and_trials(experiment: Path) -> None:
     assert cell({"score": 1 / 30000, "hits": 1, "trials": 30000}) == "0.0000 (1/30000)"
     assert cell({"score": float("nan"), "hits": 0, "trials": 0}) == "nan (0/0)"
     assert cell({"score": 0.0}) == "0.0000"  # outside QARLA: no counts to show
+
+
+def with_strict_metric(config: Path, tmp: Path) -> Path:
+    """A copy of the experiment whose cache also holds a user metric ``STRICT`` that never tells a
+    reference from a system: every system scores 1 against every reference, the references score
+    0.4 or 0.5 against each other (cyclically, so each held-out reference fails some triple)."""
+    settings = yaml.safe_load(config.read_text(encoding="utf-8"))
+    shutil.copytree(settings["cache"], tmp / "cache")
+    settings["cache"] = str(tmp / "cache")
+    cache = ScoreCache(tmp / "cache")
+    pairs = {(s, r): 1.0 for s in SYSTEMS for r in REFS}
+    pairs.update({("A", "C"): 0.5, ("C", "D"): 0.5, ("D", "A"): 0.5, ("A", "D"): 0.4, ("C", "A"): 0.4, ("D", "C"): 0.4})
+    for (target, ref), value in pairs.items():
+        scores = ScoreSet(value, {"UNKNOWN_DOC": value}, np.full(N_SEG, value))
+        cache.save(target, ref, "STRICT", scores, ("UNKNOWN_DOC",) * N_SEG)
+    path = tmp / "strict.yaml"
+    path.write_text(yaml.safe_dump(settings, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_a_king_of_zero_shows_hits_and_trials(experiment: Path, tmp_path: Path) -> None:
+    config = with_strict_metric(experiment, tmp_path)
+    text = iqeval(config, "-doKING", "-optimizeKING", "-M", "STRICT,BLEU", "-G", "seg")
+    king = dict(table(text, "KING:")[1:])
+    assert king["STRICT"] == f"0.0000 (0/{3 * N_SEG})" and "(" not in king["BLEU"]
+    trace = {r[1]: r for r in table(text, "-optimizeKING:")[1:]}
+    assert trace["STRICT"][2] == f"0.0000 (0/{3 * N_SEG})" and trace["STRICT"][5] == "no"
+    (strict,) = tsv(config, "-doKING", "-M", "STRICT", "-G", "seg")
+    assert (strict["score"], strict["hits"], strict["trials"]) == ("0.0", "0", str(3 * N_SEG))
 
 
 def test_system_level_king_says_too_few_trials_instead_of_zeros(experiment: Path) -> None:
