@@ -42,7 +42,7 @@ from mteval.pipeline.safe_yaml import (
     read_config_text,
 )
 
-KEYS = ("name", "cache", "source", "references", "systems", "format", "language", "case", "metrics",
+KEYS = ("name", "cache", "source", "references", "systems", "docids", "format", "language", "case", "metrics",
         "sets", "annotation", "hybridize")
 CASES = ("cs", "ci")
 MAX_METRIC_NAME = 100
@@ -63,6 +63,15 @@ class TextSpec:
 
 
 @dataclass(frozen=True)
+class DocidsSpec:
+    """Where the document ids of plain texts are: one id a line, or one column of a TSV file
+    (a 1-based number, or a name from the header line); see :func:`mteval.io.readers.read_docids`."""
+
+    path: Path
+    column: int | str | None = None
+
+
+@dataclass(frozen=True)
 class Experiment:
     """A validated experiment."""
 
@@ -78,6 +87,7 @@ class Experiment:
     sets: dict[str, tuple[str, ...] | str] = field(default_factory=dict)
     annotation: dict[str, Any] = field(default_factory=dict)
     hybridize: dict[str, Any] | None = None  # validated by mteval.pipeline.hybrid.spec_of
+    docids: DocidsSpec | None = None  # documents of plain texts (WMT's one-id-a-line file)
 
     @property
     def reference_names(self) -> tuple[str, ...]:
@@ -138,11 +148,18 @@ def collision_problem(clash: tuple[str, str]) -> str:
 # --- loading ---------------------------------------------------------------------------------------
 
 def load(path: str | Path) -> Experiment:
-    """Load a YAML or legacy key=value experiment file."""
+    """Load a YAML or legacy key=value experiment file, or an IQeval.config (a legacy file with
+    ``setup=``: the experiment it names, with its sets and metric list; see
+    :mod:`mteval.pipeline.legacy_eval_config`)."""
     path = Path(path)
     text = read_config_text(path)
     if _is_legacy(text):
-        return _from_mapping(_legacy_to_mapping(text, path), path)
+        mapping = _legacy_to_mapping(text, path)
+        if "setup" in mapping:
+            from mteval.pipeline.legacy_eval_config import overlay
+
+            return overlay(mapping, path)
+        return _from_mapping(mapping, path)
     return _from_mapping(load_yaml(text, path), path)
 
 
@@ -157,7 +174,8 @@ def _err(path: Path, key: str, problem: str, line: int | None = None) -> ConfigE
     return ConfigError(f"key '{clip(key, QUOTE_CHARS)}': {problem}", path, line)
 
 
-def _resolve(base: Path, value: Any, key: str, path: Path, line: int | None = None) -> Path:
+def resolve_path(base: Path, value: Any, key: str, path: Path, line: int | None = None) -> Path:
+    """``value`` as a path (``~`` expanded), relative ones against ``base`` (the config's folder)."""
     if not isinstance(value, str) or not value:
         raise _err(path, key, f"expected a path, got {quote(value)}", line)
     if "\0" in value:
@@ -178,7 +196,12 @@ def _text_spec(entries: dict, name: Any, key: str, path: Path, fmt: str | None) 
     problem = name_problem(name)
     if problem is not None:
         raise _err(path, key, problem, line)
-    label, value, sysid = f"{key}.{name}", entries[name], None
+    return _spec_of(name, entries[name], f"{key}.{name}", path, fmt, line)
+
+
+def _spec_of(name: str, value: Any, label: str, path: Path, fmt: str | None, line: int | None) -> TextSpec:
+    """One text given as a path or as ``{path, format, sysid}`` (references, systems and source alike)."""
+    sysid = None
     if isinstance(value, dict):
         unknown = [k for k in value if k not in ("path", "sysid", "format")]
         if unknown:
@@ -188,20 +211,18 @@ def _text_spec(entries: dict, name: Any, key: str, path: Path, fmt: str | None) 
             raise _err(path, f"{label}.sysid", not_a_string(sysid), line)
         if fmt is not None and fmt not in FORMATS:
             raise _err(path, f"{label}.format", f"{quote(fmt)} is not one of {', '.join(FORMATS)}", line)
-    return TextSpec(name, _resolve(path.parent, value, label, path, line), fmt, sysid)
+    return TextSpec(name, resolve_path(path.parent, value, label, path, line), fmt, sysid)
 
 
 def _check_names(data: dict, refs: tuple[TextSpec, ...], systems: tuple[TextSpec, ...], path: Path) -> None:
-    """References and systems: no name twice, no '_' in references, no case/Unicode collision."""
+    """References and systems: no name twice, no case/Unicode collision. A reference name may hold
+    '_' (the manual's ``reference_file.txt.1``): reference-set folders escape it
+    (:mod:`mteval.store.refsets`)."""
     ref_names = {r.name for r in refs}
     for spec in systems:
         if spec.name in ref_names:
             raise _err(path, "systems", f"{quote(spec.name)} is also a reference name; give it another name",
                        line_of(data.get("systems"), spec.name))
-    for spec in refs:
-        if "_" in spec.name:
-            raise _err(path, "references", f"reference names may not contain '_' (it joins reference sets in "
-                       f"the cache): {quote(spec.name)}", line_of(data.get("references"), spec.name))
     clashes = names.collisions([s.name for s in refs + systems])
     if clashes:
         key = "references" if clashes[0][1] in ref_names else "systems"
@@ -258,7 +279,7 @@ def _checked(fn: Callable[[], Any], path: Path, line: int | None = None) -> Any:
         raise _err(path, "metrics", exc.problem, line) from None
 
 
-def _sets(data: dict, path: Path) -> dict[str, tuple[str, ...] | str]:
+def parse_sets(data: dict, path: Path) -> dict[str, tuple[str, ...] | str]:
     value, line = data.get("sets"), line_of(data, "sets")
     if value is None:
         return {}
@@ -348,7 +369,7 @@ def _annotation(data: dict, path: Path) -> dict[str, Any]:
     if "processors" in options:
         _processors(options["processors"], path, line_of(value, "processors") or line)
     if "cache" in options:
-        options["cache"] = _resolve(path.parent, options["cache"], "annotation.cache", path, line)
+        options["cache"] = resolve_path(path.parent, options["cache"], "annotation.cache", path, line)
     if "model_paths" in options:
         options["model_paths"] = _model_paths(options["model_paths"], path, line_of(value, "model_paths") or line)
     return options
@@ -373,7 +394,7 @@ def _model_paths(value: Any, path: Path, line: int | None) -> dict[str, str]:
     for key in value:
         if not isinstance(key, str) or not _PROCESSOR.match(key):
             raise _err(path, "annotation.model_paths", f"{quote(key)} is not a processor name", line)
-    return {k: str(_resolve(path.parent, v, f"annotation.model_paths.{k}", path, line)) for k, v in value.items()}
+    return {k: str(resolve_path(path.parent, v, f"annotation.model_paths.{k}", path, line)) for k, v in value.items()}
 
 
 def _from_mapping(data: Any, path: Path) -> Experiment:
@@ -390,22 +411,42 @@ def _from_mapping(data: Any, path: Path) -> Experiment:
     _check_names(data, refs, systems, path)
     source = None
     if data.get("source") is not None:
-        source = TextSpec("source", _resolve(path.parent, data["source"], "source", path, line_of(data, "source")), fmt)
+        source = _spec_of("source", data["source"], "source", path, fmt, line_of(data, "source"))
     experiment = Experiment(
         name=_experiment_name(data, path), config_path=path,
-        cache=_resolve(path.parent, _or_default(data, "cache", f"{path.stem}-cache"), "cache", path,
-                       line_of(data, "cache")),
+        cache=resolve_path(path.parent, _or_default(data, "cache", f"{path.stem}-cache"), "cache", path,
+                           line_of(data, "cache")),
         references=refs, systems=systems, metrics=_metric_names(data, path),
         source=source, language=_language(data, path),
         case_sensitive=None if case is None else case == "cs",
-        sets=_sets(data, path), annotation=_annotation(data, path), hybridize=data.get("hybridize"),
+        sets=parse_sets(data, path), annotation=_annotation(data, path), hybridize=data.get("hybridize"),
+        docids=_docids(data, path),
     )
-    _check_set_names(experiment, data.get("sets"), path)
+    check_set_names(experiment, data.get("sets"), path)
     folder_names(experiment)  # validates the hybridize options and the hybrid set's name
     return experiment
 
 
-def _check_set_names(experiment: Experiment, sets: Any, path: Path) -> None:
+def _docids(data: dict, path: Path) -> DocidsSpec | None:
+    """``docids: FILE`` or ``docids: {path: FILE, column: N | NAME}`` (a TSV column: 1-based number,
+    or a header name)."""
+    value, line = data.get("docids"), line_of(data, "docids")
+    if value is None:
+        return None
+    column = None
+    if isinstance(value, dict):
+        unknown = [k for k in value if k not in ("path", "column")]
+        if unknown:
+            raise _err(path, "docids", f"unknown key {quote(unknown[0])}; allowed: path, column", line)
+        column, value = value.get("column"), value.get("path")
+        bad_number = isinstance(column, bool) or (isinstance(column, int) and column < 1)
+        if bad_number or not isinstance(column, (int, str, type(None))) or column == "":
+            raise _err(path, "docids.column", f"expected a column number from 1 or a header name, got "
+                       f"{quote(column)}", line)
+    return DocidsSpec(resolve_path(path.parent, value, "docids", path, line), column)
+
+
+def check_set_names(experiment: Experiment, sets: Any, path: Path) -> None:
     """A set may not be named like a system, reference or metric: iqeval -S/-R/-M would read the set
     where the user meant the item (silently another selection)."""
     items = set(experiment.system_names + experiment.reference_names + experiment.metrics)
@@ -439,13 +480,14 @@ def _legacy_to_mapping(text: str, path: Path) -> LinedMapping:
             continue
         key, _, value = (part.strip() for part in line.partition("="))
         _legacyline_of(data, key, value, number, path)
-    if not data["metrics"]:
+    if not data["metrics"] and "setup" not in data:
         data["metrics"] = [m for k, v in data["sets"].items() if k.startswith("metrics_") for m in v] or None
     return data
 
 
 _LEGACY_RENAMES = {"src": "source", "source": "source", "name": "name", "cache": "cache", "trgcase": "case",
-                   "trglang": "language"}
+                   "trglang": "language", "docids": "docids", "setup": "setup"}
+_LEGACY_SETS = ("some_", "metrics_", "set_", "all_")  # set keys (manual §4.2; all_*: IQeval.config's presets)
 _LEGACY_IGNORED = ("iqmt", "input", "srclang", "srccase", "path")
 
 
@@ -460,7 +502,7 @@ def _legacyline_of(data: LinedMapping, key: str, value: str, number: int, path: 
         _legacy_put(data, _LEGACY_RENAMES[lower], value, number, path, "key")
     elif lower == "metrics":
         data["metrics"].extend(value.split())
-    elif key.startswith(("some_", "metrics_", "set_")) or lower.startswith("some"):
+    elif key.startswith(_LEGACY_SETS) or lower.startswith("some"):
         members = value if re.match(r"^[\d\s,.-]+$", value) else value.split()
         _legacy_put(data["sets"], key, members, number, path, "set")
     elif lower not in _LEGACY_IGNORED:
