@@ -7,10 +7,16 @@ documents reports the test-fold correlations, as the paper's table does. The com
 all judged segments is then applied to every (target, reference set) pair of the cache that has all
 features, and stored as metric NAME (document and system scores: means of segments), so QUEEN,
 KING and iqeval use it like any other metric.
+
+The folds need documents: SGML texts carry them, plain texts get them from a ``docids`` file. With
+one document only (plain texts without ``docids``), tuning is refused, unless the caller asks for
+folds by line (odd and even segments), which is announced with a warning: neighbouring segments of
+one document then sit in both folds, and the test correlations are optimistic.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +30,8 @@ from mteval.pipeline.texts import LoadedTexts
 from mteval.store.cache import ScoreCache, refset_name
 from mteval.store.lock import exclusive
 
+LOG = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class TuningResult:
@@ -35,9 +43,29 @@ class TuningResult:
     files: int
 
 
+def document_folds(experiment: Experiment, texts: LoadedTexts, folds_by_line: bool = False) -> np.ndarray:
+    """Fold (0/1) of every segment: the documents split in two halves (§6). With one document,
+    a :class:`ConfigError` naming ``docids``, or with ``folds_by_line`` odd/even segments and a
+    warning."""
+    folds = split_documents(list(texts.documents.doc_ids))
+    if len(set(folds)) >= 2:
+        return folds
+    if not folds_by_line:
+        raise ConfigError("tune splits the documents in two folds, but the texts have one document "
+                          f"({texts.documents.documents[0] if texts.documents.documents else 'none'}); give the "
+                          "documents of plain texts with 'docids: FILE' (one id a line), or ask for folds by "
+                          "line with --folds-by-line", experiment.config_path)
+    LOG.warning("FOLDS BY LINE: the texts have one document, so the folds are odd and even segments; "
+                "segments of one document sit in both folds and the test correlations are optimistic "
+                "(give 'docids: FILE' for document folds)")
+    return np.arange(len(texts)) % 2
+
+
 def _training_data(experiment: Experiment, texts: LoadedTexts, cache: ScoreCache, features: tuple[str, ...],
-                   assessments: str) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Features, human scores, groups (segment), weights (reference length) and folds of judged points."""
+                   assessments: str, folds: np.ndarray
+                   ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Features, human scores, groups (segment), weights (reference length) and folds (of every
+    segment, given) of judged points."""
     human = read_assessments(assessments, len(texts), texts.documents)
     refset = refset_name(experiment.reference_names)
     rated = [s for s in experiment.system_names if s in human.systems]
@@ -50,20 +78,19 @@ def _training_data(experiment: Experiment, texts: LoadedTexts, cache: ScoreCache
     segments = np.tile(np.arange(n), len(rated))[keep]
     lengths = np.mean([[len(t.split()) for t in texts.references[r].segments] for r in experiment.reference_names],
                       axis=0)
-    folds = split_documents(list(texts.documents.doc_ids))
-    if len(set(folds)) < 2:  # one document (plain text): split segments instead
-        folds = np.arange(n) % 2
     return ({m: v[keep] for m, v in x.items()}, h[keep], segments, np.maximum(lengths[segments], 1.0),
             folds[segments])
 
 
 def tune_metric(experiment: Experiment, texts: LoadedTexts, features: tuple[str, ...], assessments: str,
-                name: str) -> TuningResult:
-    """Cross-validate, tune on everything, and store metric ``name`` for every pair with all features."""
+                name: str, folds_by_line: bool = False) -> TuningResult:
+    """Cross-validate, tune on everything, and store metric ``name`` for every pair with all features
+    (``folds_by_line``: see the module docstring)."""
     if name in features:
         raise ConfigError(f"--name {name!r} is one of the features")
     cache = ScoreCache(experiment.cache)
-    x, h, groups, weights, folds = _training_data(experiment, texts, cache, features, assessments)
+    folds = document_folds(experiment, texts, folds_by_line)  # before reading anything: refuse or warn first
+    x, h, groups, weights, folds = _training_data(experiment, texts, cache, features, assessments, folds)
     validation = cross_validate(x, h, list(groups), weights, folds)
     combination = tune_weights(x, h, list(groups), weights)
     pairs: dict[tuple[str, str], set[str]] = {}
