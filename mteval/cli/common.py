@@ -1,13 +1,34 @@
-"""What every command shares: warnings as ``prog: warning: ...`` lines, and user errors (and
-failures of the machine: disk full, permissions) turned into one line and exit code 2."""
+"""What every command shares: warnings as ``prog: warning: ...`` lines, user errors (and
+failures of the machine: disk full, permissions) turned into one line and exit code 2, and option
+values that start with ``-`` (IQMT's ``-M -TER``)."""
 
 from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from mteval.errors import MtevalError
+
+SET_OPTIONS = ("-M", "-S", "-R", "-T")  # iqeval's set options (manual §4.2): their value is taken as is
+
+
+def verbatim_values(argv: Sequence[str], options: Sequence[str] = SET_OPTIONS) -> list[str]:
+    """``argv`` with the word after each of ``options`` glued to it (``-M -TER`` -> ``-M=-TER``), so
+    that argparse takes a value starting with ``-`` (Asiya's negated error rates ``-TER``, ``-WER``,
+    ``-PER``) as the option's value rather than as another option. Words after ``--`` are left alone."""
+    out: list[str] = []
+    words = iter(argv)
+    for word in words:
+        out.append(word)
+        if word == "--":
+            out.extend(words)
+            break
+        if word in options:
+            value = next(words, None)
+            if value is not None:
+                out[-1] = f"{word}={value}"
+    return out
 
 
 def _configure_warnings(prog: str) -> None:

@@ -1,4 +1,6 @@
-"""iqeval: evaluate from the score cache (IQMT manual §4.2). Reads the cache only.
+"""iqeval (or IQeval): evaluate from the score cache (IQMT manual §4.2). Reads the cache only, but
+with -remake, which first recomputes the files of the selected metrics (-M; all by default) as
+iqsetup -remake would (system/system files too with -doJACK).
 
 Examples::
 
@@ -10,21 +12,28 @@ Examples::
     iqeval -optimizeKING --exhaustive -TT configs/example.yaml
     iqeval -assessments data/wmt21-ende-sample/human/mqm.tsv -G seg --tsv configs/example.yaml
     iqeval -TRYall new_system.txt configs/example.yaml   # score one new output, computing only its files
+    IQeval -doOQ -G sys -O 0 configs/IQeval.config        # the IQeval.config that IQsetup writes
+    iqeval -doOQ -M -TER configs/example.yaml             # a value may start with '-' (-M=-TER too)
+    iqeval -remake -doOQ -M BLEU configs/example.yaml     # recompute BLEU's files, then evaluate
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from collections.abc import Callable
 from typing import Any
 
 from mteval.cli import output
-from mteval.cli.common import run_command
+from mteval.cli.common import run_command, verbatim_values
 from mteval.errors import MtevalError
 from mteval.pipeline import correlate, evaluate, qarla_report, trial
 from mteval.pipeline.config import Experiment, load
-from mteval.pipeline.texts import load_texts
+from mteval.pipeline.legacy_eval_config import computable
+from mteval.pipeline.sets import resolve
+from mteval.pipeline.setup import run_setup
+from mteval.pipeline.texts import LoadedTexts, load_texts
 from mteval.store.cache import ScoreCache
 
 Action = Callable[[argparse.Namespace, Experiment, ScoreCache, evaluate.Selection, Any], list[dict]]
@@ -35,7 +44,7 @@ ACTIONS: dict[str, Action] = {}
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="iqeval", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("config", help="experiment file (YAML, or IQMT's legacy key=value)")
+    p.add_argument("config", help="experiment file (YAML, IQMT's legacy key=value, or IQeval.config)")
     p.add_argument("-doOQ", action="store_true", help="metric scores outside QARLA")
     p.add_argument("-G", dest="level", default="sys", choices=evaluate.LEVELS, help="granularity")
     p.add_argument("-O", dest="layout", default="0", choices=("0", "1"),
@@ -45,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-R", dest="references", help="reference set name (or comma-separated references)")
     p.add_argument("-T", dest="segments", help="segment set name (or a range like '1-3,10')")
     p.add_argument("-doref", action="store_true", help="also score each reference against the others")
+    p.add_argument("-remake", action="store_true",
+                   help="first recompute the selected metrics' files (the setup stage; -doJACK: system/system too)")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--tsv", action="store_true", help="tidy tab-separated records")
     fmt.add_argument("--json", action="store_true", help="records as a JSON list")
@@ -80,8 +91,22 @@ def render(records: list[dict], args: argparse.Namespace) -> None:
         output.write_matrix(records, sys.stdout, {"sys": "SYS", "doc": "SYS:DOC", "seg": "SYS:SEG"}[args.level])
 
 
+def remake(args: argparse.Namespace, experiment: Experiment, texts: LoadedTexts) -> None:
+    """-remake (manual §4.2: "remake metric computations"): recompute every file of the selected
+    metrics (users' own metrics, which mteval does not compute, are read as they are)."""
+    cache = ScoreCache(experiment.cache)
+    chosen = resolve(experiment, "-M", args.metrics, evaluate.default_metrics(experiment, cache))
+    target = computable(dataclasses.replace(experiment, metrics=tuple(chosen)))
+    kept = [m for m in chosen if m not in target.metrics]
+    if kept:
+        print(f"iqeval: -remake: not computed by mteval, read as they are: {', '.join(kept)}", file=sys.stderr)
+    if target.metrics:
+        report = run_setup(target, texts, jack=args.doJACK, remake=True)
+        print(f"iqeval: -remake: {report.computed} file(s) computed", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(verbatim_values(sys.argv[1:] if argv is None else argv))
 
     def body() -> int:
         chosen = [name for name in ACTIONS if getattr(args, name, False)]
@@ -92,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
             raise MtevalError("no action given; use one of " + ", ".join(f"-{a}" for a in ACTIONS))
         experiment = load(args.config)
         systems = args.systems
+        if args.remake:
+            remake(args, experiment, load_texts(experiment))
         if tried:
             experiment = trial.with_trial_system(experiment, tried[1], args.try_name)
             systems = experiment.systems[-1].name

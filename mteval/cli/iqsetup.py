@@ -1,10 +1,16 @@
-"""iqsetup: compute and cache every requested similarity metric of an experiment.
+"""iqsetup (or IQsetup): compute and cache every requested similarity metric of an experiment
+(IQMT manual §4.1).
 
 Examples::
 
     iqsetup configs/example.yaml            # all pairs; skips what is cached and up to date
     iqsetup -JACK configs/example.yaml      # also system/system files (for -doJACK)
     iqsetup -remake configs/example.yaml    # recompute everything
+    IQsetup configs/IQsetup.config configs/IQeval.config   # the manual's form: also write IQeval.config
+
+IQeval.config (the second file) names the experiment (setup=) and holds IQeval's predefined sets:
+metrics= (shown without -M), metrics_FAMILY=, all_systems=, all_refs=, all_segs=. iqsetup rewrites
+them on every run and keeps the sets you add below the line '# --- your sets ...'.
 """
 
 from __future__ import annotations
@@ -12,17 +18,24 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 from mteval.cli.common import run_command
+from mteval.errors import ConfigError
+from mteval.pipeline import legacy_eval_config
 from mteval.pipeline.config import load
+from mteval.pipeline.evaluate import default_metrics
 from mteval.pipeline.setup import run_setup
 from mteval.pipeline.texts import load_texts
+from mteval.store.cache import ScoreCache
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="iqsetup", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("config", help="experiment file (YAML, or IQMT's legacy key=value)")
+    parser.add_argument("config", help="experiment file (YAML, or IQMT's legacy key=value: IQsetup.config)")
+    parser.add_argument("eval_config", nargs="?", metavar="IQeval.config",
+                        help="also write this IQeval.config for iqeval (manual §4.1), keeping your sets in it")
     parser.add_argument("-JACK", "--jack", action="store_true", help="also compute system/system files")
     parser.add_argument("-remake", "--remake", action="store_true", help="recompute existing files")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress messages")
@@ -35,19 +48,37 @@ def main(argv: list[str] | None = None) -> int:
     def body() -> int:
         started = time.perf_counter()
         experiment = load(args.config)
+        kept = _check_eval_config(args)  # before computing: refuse a file iqsetup did not write
         texts = load_texts(experiment)
 
         def progress(message: str) -> None:
             if not args.quiet:
                 print(f"iqsetup: [{time.perf_counter() - started:7.1f}s] {message}", file=sys.stderr, flush=True)
 
-        report = run_setup(experiment, texts, jack=args.jack, remake=args.remake, progress=progress)
+        report = run_setup(legacy_eval_config.computable(experiment), texts, jack=args.jack, remake=args.remake,
+                           progress=progress)
+        if kept is not None:
+            out = Path(args.eval_config)
+            legacy_eval_config.write_eval_config(experiment, Path(args.config), out,
+                                                 default_metrics(experiment, ScoreCache(experiment.cache)),
+                                                 len(texts), kept)
+            progress(f"wrote {out}")
         if not args.quiet:
             print(f"iqsetup: {report.computed} file(s) computed, {report.skipped} up to date, in "
                   f"{time.perf_counter() - started:.1f}s; cache: {experiment.cache}", file=sys.stderr)
         return 0
 
     return run_command("iqsetup", body)
+
+
+def _check_eval_config(args: argparse.Namespace) -> str | None:
+    """The user's lines of the IQeval.config to write (None when none is asked for)."""
+    if args.eval_config is None:
+        return None
+    if legacy_eval_config.is_eval_config(Path(args.config)):
+        raise ConfigError("is an IQeval.config; give the experiment file (IQsetup.config) first, then the "
+                          "IQeval.config to write", args.config)
+    return legacy_eval_config.kept_lines(Path(args.eval_config))
 
 
 if __name__ == "__main__":
