@@ -13,6 +13,7 @@ from mteval.metrics.base import Side
 from mteval.metrics.bleu_nist import BleuNist, nist_information
 from mteval.metrics.ngram_stats import NgramVocabulary, information
 from mteval.metrics.ngrams import ngram_counts
+from mteval.metrics.tokenize import tokenize_13a
 
 WORDS = st.lists(st.sampled_from(["the", "cat", "sat", "on", "a", "mat", ".", "dog"]), min_size=0, max_size=12)
 
@@ -95,3 +96,17 @@ def test_vectorised_information_equals_dict_form(segments: list[list[str]]) -> N
     assert vectorised.keys() == expected.keys()
     for ngram, value in expected.items():
         assert math.isclose(vectorised[ngram], value, rel_tol=1e-12, abs_tol=1e-12), ngram
+
+
+def test_tokenizer_entities_and_skipped_as_mteval_sees_a_raw_line() -> None:
+    # checked with mteval-v13a.pl on SGML written from the raw line (& < > escaped): &lt;/&gt; are decoded
+    # twice, &amp;/&quot; once (so they stay), and <skipped> is not stripped (it was escaped then)
+    assert tokenize_13a("AT&T &lt;b&gt; &amp; &quot;q&quot; <skipped> done") == (
+        "AT", "&", "T", "<", "b", ">", "&", "amp", ";", "&", "quot", ";", "q", "&", "quot", ";",
+        "<", "skipped", ">", "done")
+
+
+def test_tokenizer_splits_on_perl_whitespace() -> None:
+    assert tokenize_13a("a\x1cb c\x1fd") == ("a\x1cb", "c\x1fd")  # not whitespace for Perl
+    assert tokenize_13a("x\xa0y\u3000z\x85w\u2009v") == ("x", "y", "z", "w", "v")
+    assert tokenize_13a("e-\nf") == ("e-", "f")  # a line break is a space in mteval's SGML reader

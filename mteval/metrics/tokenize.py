@@ -1,9 +1,18 @@
 """Tokenisers, cached per unique string.
 
-``tokenize_13a`` is the tokenisation of NIST's mteval-v13a.pl (sub ``tokenization``), also sacreBLEU's
-``13a``. Differences from sacreBLEU, on purpose: the SGML entity un-escaping (``&quot;`` ...) is done by
-our SGML reader, not here, because mteval un-escapes the SGML that Asiya writes from raw text — so a
-raw ``&amp;`` in a plain-text file stays ``&amp;`` (as it does through Asiya + mteval).
+``tokenize_13a`` is the tokenisation of NIST's mteval-v13a.pl (sub ``tokenization``, the default, also
+sacreBLEU's ``13a``) applied to a raw segment the way Asiya and our oracles feed it: the line is written
+into SGML with ``&``, ``<``, ``>`` escaped, and mteval un-escapes it again inside ``tokenization``
+(``docs/bleu-nist.md``). Net effect on the raw text, reproduced here:
+
+* ``<skipped>`` is never stripped (the strip runs before the un-escaping, on ``&lt;skipped&gt;``), and
+  a line break is a plain space (mteval's SGML reader collapses whitespace before ``tokenization``, so
+  its ``-\n`` hyphen-joining rule never fires);
+* ``&amp;`` and ``&quot;`` stay as they are, but ``&lt;`` and ``&gt;`` become ``<`` and ``>`` (mteval
+  un-escapes ``&amp;`` before ``&lt;``/``&gt;``, so the escaped ``&amp;lt;`` is decoded twice);
+* words are split on Perl's Unicode ``\\s`` (the script reads its input as UTF-8), which unlike Python's
+  ``str.split`` does not include the separators U+001C..U+001F.
+
 Lower-casing for case-insensitive runs is ASCII-only, as mteval's ``tr/[A-Z]/[a-z]/``.
 """
 
@@ -17,12 +26,22 @@ _PERIOD_COMMA_AFTER_NONDIGIT = re.compile(r"([^0-9])([\.,])")
 _PERIOD_COMMA_BEFORE_NONDIGIT = re.compile(r"([\.,])([^0-9])")
 _DASH_AFTER_DIGIT = re.compile(r"([0-9])(-)")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+# Perl's \s on UTF-8 strings (perl 5.36); str.split() also splits on \x1c-\x1f
+PERL_SPACE = re.compile("[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
+_PYTHON_ONLY_SPACE = re.compile("[\x1c-\x1f]")
+
+
+def perl_split(text: str) -> tuple[str, ...]:
+    """Perl's ``split /\\s+/`` after trimming: the words between runs of Perl whitespace."""
+    if _PYTHON_ONLY_SPACE.search(text) is None:
+        return tuple(text.split())
+    return tuple(word for word in PERL_SPACE.split(text) if word)
 
 
 @lru_cache(maxsize=1 << 18)
 def tokenize_13a(text: str, case_sensitive: bool = True) -> tuple[str, ...]:
-    """mteval-v13a tokens of one segment (language-independent + Western-language rules)."""
-    norm = text.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
+    """mteval-v13a tokens of one raw segment (language-independent + Western-language rules)."""
+    norm = text.replace("&lt;", "<").replace("&gt;", ">") if "&" in text else text
     norm = f" {norm} "
     if not case_sensitive:
         norm = norm.translate(_ASCII_LOWER)
@@ -30,4 +49,4 @@ def tokenize_13a(text: str, case_sensitive: bool = True) -> tuple[str, ...]:
     norm = _PERIOD_COMMA_AFTER_NONDIGIT.sub(r"\1 \2 ", norm)
     norm = _PERIOD_COMMA_BEFORE_NONDIGIT.sub(r" \1 \2", norm)
     norm = _DASH_AFTER_DIGIT.sub(r"\1 \2 ", norm)
-    return tuple(norm.split())
+    return perl_split(norm)
