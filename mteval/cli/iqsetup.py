@@ -49,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         experiment = load(args.config)
         kept = _check_eval_config(args)  # before computing: refuse a file iqsetup did not write
+        if kept:
+            experiment = legacy_eval_config.with_user_sets(experiment, kept, Path(args.eval_config))
         texts = load_texts(experiment)
 
         def progress(message: str) -> None:

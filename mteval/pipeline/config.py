@@ -154,7 +154,7 @@ def load(path: str | Path) -> Experiment:
     path = Path(path)
     text = read_config_text(path)
     if _is_legacy(text):
-        mapping = _legacy_to_mapping(text, path)
+        mapping = legacy_to_mapping(text, path)
         if "setup" in mapping:
             from mteval.pipeline.legacy_eval_config import overlay
 
@@ -466,7 +466,7 @@ def _legacy_put(mapping: LinedMapping, key: str, value: Any, number: int, path: 
     mapping.lines[key] = number
 
 
-def _legacy_to_mapping(text: str, path: Path) -> LinedMapping:
+def legacy_to_mapping(text: str, path: Path) -> LinedMapping:
     """IQMT/Asiya ``key=value`` lines -> the YAML mapping shape (with the line of every key)."""
     data = LinedMapping(references=LinedMapping(), systems=LinedMapping(), metrics=[], sets=LinedMapping())
     for number, raw in enumerate(text.splitlines(), start=1):

@@ -28,7 +28,7 @@ from mteval.errors import ConfigError, quote
 from mteval.files import write_atomic
 from mteval.metrics import registry
 from mteval.names import check_component
-from mteval.pipeline.config import Experiment, check_set_names, load, parse_sets, resolve_path
+from mteval.pipeline.config import Experiment, check_set_names, legacy_to_mapping, load, parse_sets, resolve_path
 from mteval.pipeline.safe_yaml import LinedMapping, line_of, read_config_text
 
 MARK = "# --- your sets (iqsetup keeps the lines below this one) ---"
@@ -137,7 +137,22 @@ def kept_lines(out: Path) -> str:
     if MARK not in old:
         raise ConfigError(f"exists and was not written by iqsetup (no line {MARK!r}); move it away or "
                           "name another IQeval.config", out)
-    return old.split(MARK, 1)[1].lstrip("\n")
+    head, tail = old.split(MARK, 1)
+    return "\n" * (head.count("\n") + 1) + tail.lstrip("\n")  # blank lines keep the file's line numbers
+
+
+def with_user_sets(experiment: Experiment, kept: str, out: Path) -> Experiment:
+    """The experiment with the sets the user wrote in IQeval.config (so that iqsetup computes their
+    reference sets for -doOQ -R); only sets may be written there."""
+    mapping = legacy_to_mapping(kept, out)
+    extra = [k for k, v in mapping.items() if k != "sets" and v]
+    if extra:
+        raise ConfigError(f"key {quote(extra[0])} below the mark; write only sets there (some_metrics= ...)",
+                          out, line_of(mapping, extra[0]))
+    sets = {**experiment.sets, **parse_sets(mapping, out)}
+    result = dataclasses.replace(experiment, sets=sets)
+    check_set_names(result, mapping.get("sets"), out)
+    return result
 
 
 def is_eval_config(path: Path) -> bool:
@@ -148,7 +163,7 @@ def is_eval_config(path: Path) -> bool:
 def write_eval_config(experiment: Experiment, setup_path: Path, out: Path, metrics: list[str],
                       n_segments: int, kept: str) -> None:
     """Write IQeval.config atomically: the generated lines, then ``kept`` (:func:`kept_lines`)."""
-    text = render(experiment, setup_path, out, metrics, n_segments) + kept
+    text = render(experiment, setup_path, out, metrics, n_segments) + kept.lstrip("\n")
     try:
         write_atomic(out, text.encode("utf-8"))
     except OSError as exc:
