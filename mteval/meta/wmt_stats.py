@@ -1,0 +1,403 @@
+"""WMT23/24 meta-evaluation statistics, at parity with google-research/mt-metrics-eval.
+
+Scores are ``(systems, items)`` matrices, NaN = missing. ``average_by`` arranges them in *rows*
+as mt-metrics-eval's ``_Reshape``: ``none`` one row of everything, ``sys`` one row per system,
+``item`` one row per item (the systems' translations of one segment). A pair is two entries of
+one row where human and metric scores are both present (mt-metrics-eval drops a pair only for a
+missing human score; a missing metric score is an error there, dropped here).
+
+* :func:`kendall_variants`: ``KendallVariants`` 'b', 'c', '23' (tau_eq) and 'acc23' (acc_eq) with
+  a metric tie threshold ``epsilon`` (|metric difference| <= epsilon is a tie), Deutsch et al.
+  2023, "Ties Matter: Meta-Evaluating Modern Metrics with Pairwise Accuracy and Tie Calibration",
+  eqs. for tau_eq = (C + T_hm - D - T_h - T_m) / N and acc_eq = (C + T_hm) / N.
+* :func:`tie_calibration`: ``KendallWithTiesOpt`` / ``tau_optimization``: the epsilon maximising
+  the row-averaged acc_eq over 0 and every pair's |metric difference| (Deutsch et al. 2023, sec. 5).
+  Since tau_eq = 2 acc_eq - 1 in every row, both have the same optimal epsilon.
+* :func:`soft_pairwise_accuracy`: WMT24's SPA = 1 - PCE (Thompson et al. 2024, "Improving
+  Statistical Significance in Human Evaluation of Automatic Metrics via Soft Pairwise Accuracy"):
+  1 - mean over system pairs of |p_human - p_metric|, p from a paired permutation test of the
+  segment scores (``pce.compute_pairwise_p_values``, same seeded sign draws).
+* :func:`williams_test`: Williams' test for two dependent correlations sharing the human variable
+  (Williams 1959; Graham & Baldwin 2014), ``WilliamsTest`` / ``WilliamsSigDiff``.
+* :func:`average_correlation`: ``AverageCorrelation``: per-row statistic averaged (macro, or micro
+  weighted by the row's present entries); rows with < 2 entries and NaN rows skipped (or counted
+  as 0 with ``replace_nans_with_zeros``); nothing left gives 0, as theirs.
+* :func:`acc_eq_draws` and :func:`spa_draws`: bootstrap draws over resampled items/segments,
+  vectorised over resamples (the tie threshold is re-optimised in every resample);
+  :func:`percentile` turns draws into an interval.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from mteval.errors import MtevalError
+
+AVERAGES = ("none", "item", "sys")
+VARIANTS = ("b", "c", "23", "acc23")
+_CHUNK = 1 << 21  # pairs per block: bounded memory for 'none' over 10,000 segments (5e7 pairs)
+MAX_SEARCH_PAIRS = 20_000_000  # beyond this the epsilon search samples pairs (see tie_calibration)
+_TOL = 1e-12  # values this close to the maximum count as maximal (the smallest epsilon wins)
+
+
+def rows_of(matrix: np.ndarray, average_by: str) -> np.ndarray:
+    """The rows of a ``(systems, items)`` matrix for ``average_by`` (mt-metrics-eval ``_Reshape``)."""
+    matrix = np.asarray(matrix, dtype=np.float64)
+    if matrix.ndim == 1:
+        matrix = matrix[None, :]
+    if average_by == "none":
+        return matrix.reshape(1, -1)
+    if average_by == "sys":
+        return matrix
+    if average_by == "item":
+        return matrix.T
+    raise MtevalError(f"unknown averaging {average_by!r}; use one of {', '.join(AVERAGES)}")
+
+
+@dataclass(frozen=True)
+class Flat:
+    """Present (human, metric) entries, sorted by row; ``row`` is the row index of each."""
+
+    human: np.ndarray
+    metric: np.ndarray
+    row: np.ndarray
+    n_rows: int
+
+
+def flatten(human: np.ndarray, metric: np.ndarray, average_by: str) -> Flat:
+    """Rows of both matrices, entries missing in either dropped."""
+    h, m = rows_of(human, average_by), rows_of(metric, average_by)
+    if h.shape != m.shape:
+        raise MtevalError(f"human and metric scores differ in shape: {h.shape} vs {m.shape}")
+    keep = ~(np.isnan(h) | np.isnan(m))
+    rows = np.broadcast_to(np.arange(h.shape[0])[:, None], h.shape)
+    return Flat(h[keep], m[keep], rows[keep], h.shape[0])
+
+
+def pair_blocks(row: np.ndarray, chunk: int = _CHUNK) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Index arrays (i, j), i < j, of every pair within a row, ``row`` sorted; about ``chunk``
+    pairs a block."""
+    n = len(row)
+    partners = np.searchsorted(row, row, side="right") - np.arange(n) - 1
+    cum = np.cumsum(partners)
+    start = 0
+    while start < n:
+        before = int(cum[start] - partners[start])
+        stop = max(start + 1, int(np.searchsorted(cum, before + chunk, side="right")))
+        first = np.repeat(np.arange(start, stop), partners[start:stop])
+        offsets = cum[start:stop] - partners[start:stop] - before
+        yield first, first + 1 + (np.arange(len(first)) - offsets[first - start])
+        start = stop
+
+
+def classify(dh: np.ndarray, dm: np.ndarray, epsilon: float = 0.0) -> np.ndarray:
+    """Pair classes 0..4: concordant, discordant, tied in human only, metric only, both."""
+    tie_h = dh == 0
+    tie_m = np.abs(dm) <= epsilon
+    con = ~tie_h & ~tie_m & (np.sign(dh) == np.sign(dm))
+    out = np.where(con, 0, 1)
+    out[tie_h & ~tie_m] = 2
+    out[~tie_h & tie_m] = 3
+    out[tie_h & tie_m] = 4
+    return out
+
+
+def row_counts(flat: Flat, epsilon: float = 0.0) -> np.ndarray:
+    """``(n_rows, 5)`` pair counts per row: C, D, T_h, T_m, T_hm (blocked, bounded memory)."""
+    counts = np.zeros((flat.n_rows, 5), dtype=np.int64)
+    for i, j in pair_blocks(flat.row):
+        cls = classify(flat.human[j] - flat.human[i], flat.metric[j] - flat.metric[i], epsilon)
+        counts += np.bincount(flat.row[i] * 5 + cls, minlength=flat.n_rows * 5).reshape(-1, 5)
+    return counts
+
+
+def _classes(values: np.ndarray, row: np.ndarray, n_rows: int) -> np.ndarray:
+    """Number of distinct values per row."""
+    pairs = np.unique(np.stack([row, values]), axis=1)
+    return np.bincount(pairs[0].astype(np.int64), minlength=n_rows)
+
+
+def variant_values(counts: np.ndarray, variant: str, flat: Flat | None = None) -> np.ndarray:
+    """Per-row statistic from pair counts (``KendallVariants``); NaN where undefined."""
+    con, dis, th, tm, tb = (counts[:, k].astype(np.float64) for k in range(5))
+    total = counts.sum(axis=1).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if variant == "acc23":
+            return np.where(total > 0, (con + tb) / total, np.nan)
+        if variant == "23":
+            return np.where(total > 0, (con + tb - dis - th - tm) / total, np.nan)
+        degenerate = (th + tb == total) | (tm + tb == total)
+        if variant == "b":
+            value = (con - dis) / np.sqrt(total - th - tb) / np.sqrt(total - tm - tb)
+        elif variant == "c" and flat is not None:
+            size = np.bincount(flat.row, minlength=len(counts)).astype(np.float64)
+            classes = np.minimum(_classes(flat.human, flat.row, len(counts)),
+                                 _classes(flat.metric, flat.row, len(counts))).astype(np.float64)
+            value = 2 * (con - dis) / (size ** 2 * (classes - 1) / classes)
+        else:
+            raise MtevalError(f"unknown Kendall variant {variant!r}; use one of {', '.join(VARIANTS)}")
+        return np.where(degenerate, np.nan, value)
+
+
+def average(values: np.ndarray, sizes: np.ndarray, replace_nans_with_zeros: bool = False,
+            weights: np.ndarray | None = None) -> float:
+    """mt-metrics-eval ``AverageCorrelation``'s average: rows with < 2 entries skipped, NaN rows
+    skipped (or 0 with ``replace_nans_with_zeros``), weighted by ``weights`` (micro) or equally
+    (macro); 0.0 when no row is left."""
+    usable = sizes >= 2
+    values, k = values[usable], (np.ones(usable.sum()) if weights is None else weights[usable])
+    if replace_nans_with_zeros:
+        values = np.nan_to_num(values, nan=0.0)
+    finite = ~np.isnan(values)
+    total = float(k[finite].sum())
+    return float((k[finite] * values[finite]).sum() / total) if total else 0.0
+
+
+def kendall_variants(human: np.ndarray, metric: np.ndarray, variant: str = "b", epsilon: float = 0.0,
+                     average_by: str = "none", replace_nans_with_zeros: bool = False) -> float:
+    """``KendallVariants`` averaged over rows (``Correlation.KendallVariants``)."""
+    if epsilon < 0:
+        raise MtevalError("epsilon must be non-negative")
+    if epsilon > 0 and variant == "c":
+        raise MtevalError("a non-zero epsilon is not defined for tau-c")
+    flat = flatten(human, metric, average_by)
+    values = variant_values(row_counts(flat, epsilon), variant, flat)
+    return average(values, np.bincount(flat.row, minlength=flat.n_rows), replace_nans_with_zeros)
+
+
+def average_correlation(statistic: Callable[[np.ndarray, np.ndarray], float], human: np.ndarray,
+                        metric: np.ndarray, average_by: str = "none", replace_nans_with_zeros: bool = False,
+                        macro: bool = True) -> float:
+    """Any vector statistic averaged over rows as ``AverageCorrelation`` does (see :func:`average`)."""
+    h, m = rows_of(human, average_by), rows_of(metric, average_by)
+    values, sizes = np.empty(len(h)), np.empty(len(h))
+    for r, (hr, mr) in enumerate(zip(h, m)):
+        keep = ~(np.isnan(hr) | np.isnan(mr))
+        sizes[r] = keep.sum()
+        values[r] = statistic(hr[keep], mr[keep]) if sizes[r] >= 2 else np.nan
+    return average(values, sizes, replace_nans_with_zeros, None if macro else sizes)
+
+
+@dataclass(frozen=True)
+class TieCalibration:
+    """Result of the epsilon search: the statistic at the best epsilon, and the whole trace."""
+
+    value: float
+    epsilon: float
+    thresholds: np.ndarray
+    values: np.ndarray
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Pairs sorted by |metric difference|: row, |diff|, change of the row's acc_eq numerator
+    when the pair becomes a metric tie (concordant -1, human-tied +1, else 0)."""
+
+    row: np.ndarray
+    diff: np.ndarray
+    delta: np.ndarray
+    agree: np.ndarray  # (n_rows,) C + T_hm at epsilon 0
+    pairs: np.ndarray  # (n_rows,) pairs per row
+
+
+def sweep(flat: Flat, sample_rate: float = 1.0, seed: int = 1234, nonzero_only: bool = False) -> Sweep:
+    """The pairs of the epsilon search (``tau_optimization._enumerate_pairs``), sampled at
+    ``sample_rate`` (seeded); ``nonzero_only`` keeps only pairs whose tie changes the value."""
+    rng = np.random.default_rng(seed)
+    rows, diffs, deltas = [], [], []
+    agree = np.zeros(flat.n_rows, dtype=np.int64)
+    pairs = np.zeros(flat.n_rows, dtype=np.int64)
+    for i, j in pair_blocks(flat.row):
+        if sample_rate < 1.0:
+            keep = rng.random(len(i)) <= sample_rate
+            i, j = i[keep], j[keep]
+        cls = classify(flat.human[j] - flat.human[i], flat.metric[j] - flat.metric[i])
+        row = flat.row[i]
+        agree += np.bincount(row, weights=(cls == 0) | (cls == 4), minlength=flat.n_rows).astype(np.int64)
+        pairs += np.bincount(row, minlength=flat.n_rows)
+        delta = np.where(cls == 0, -1, np.where(cls == 2, 1, 0)).astype(np.int8)
+        sel = delta != 0 if nonzero_only else slice(None)
+        rows.append(row[sel])
+        diffs.append(np.abs(flat.metric[j] - flat.metric[i])[sel])
+        deltas.append(delta[sel])
+    row_all = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+    diff_all = np.concatenate(diffs) if diffs else np.zeros(0)
+    order = np.argsort(diff_all, kind="stable")
+    delta_all = np.concatenate(deltas) if deltas else np.zeros(0, dtype=np.int8)
+    return Sweep(row_all[order], diff_all[order], delta_all[order], agree, pairs)
+
+
+def _trace(sw: Sweep) -> tuple[np.ndarray, np.ndarray]:
+    """(thresholds, row-averaged acc_eq at each): 0 first, then every distinct |diff|."""
+    present = sw.pairs > 0
+    n_rows = int(present.sum())
+    if not n_rows:
+        return np.zeros(1), np.full(1, np.nan)
+    base = float((sw.agree[present] / sw.pairs[present]).sum())
+    steps = np.cumsum(sw.delta / np.where(present, sw.pairs, 1)[sw.row])
+    last = np.flatnonzero(np.r_[sw.diff[1:] != sw.diff[:-1], True]) if len(sw.diff) else np.zeros(0, int)
+    thresholds, values = sw.diff[last], base + steps[last]
+    if not len(thresholds) or thresholds[0] != 0:
+        thresholds, values = np.r_[0.0, thresholds], np.r_[base, values]
+    return thresholds, values / n_rows
+
+
+def tie_calibration(human: np.ndarray, metric: np.ndarray, variant: str = "acc23", average_by: str = "item",
+                    sample_rate: float = 1.0, seed: int = 1234) -> TieCalibration:
+    """acc_eq ('acc23') or tau_eq ('23') at the optimal metric tie threshold (``KendallWithTiesOpt``).
+
+    The search evaluates epsilon = 0 and every pair's |metric difference| (ties introduced for all
+    pairs at or below it) and keeps the first maximum, as mt-metrics-eval's ``tau_optimization``.
+    Above :data:`MAX_SEARCH_PAIRS` pairs the search samples pairs (their ``sample_rate``); the
+    reported value is always recomputed over all pairs at the chosen epsilon.
+    """
+    if variant not in ("acc23", "23"):
+        raise MtevalError(f"tie calibration supports the variants acc23 and 23, not {variant!r}")
+    if not 0 < sample_rate <= 1:
+        raise MtevalError(f"sample rate must be in (0, 1], got {sample_rate}")
+    flat = flatten(human, metric, average_by)
+    sizes = np.bincount(flat.row, minlength=flat.n_rows)
+    n_pairs = int((sizes * (sizes - 1) // 2).sum())
+    rate = min(sample_rate, MAX_SEARCH_PAIRS / n_pairs) if n_pairs else 1.0
+    thresholds, values = _trace(sweep(flat, rate, seed))
+    best = int(np.flatnonzero(values >= np.nanmax(values) - _TOL)[0]) if np.isfinite(values).any() else 0
+    counts = row_counts(flat, float(thresholds[best]))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rows = variant_values(counts, "acc23")
+    used = counts.sum(axis=1) > 0
+    value = float(rows[used].mean()) if used.any() else 0.0
+    if variant == "23":
+        value, values = 2 * value - 1, 2 * values - 1
+    return TieCalibration(value, float(thresholds[best]), thresholds, values)
+
+
+def percentile(draws: np.ndarray, alpha: float = 0.05) -> tuple[float, float]:
+    """Percentile interval of the finite draws."""
+    finite = draws[np.isfinite(draws)]
+    if not len(finite):
+        return float("nan"), float("nan")
+    return float(np.quantile(finite, alpha / 2)), float(np.quantile(finite, 1 - alpha / 2))
+
+
+def item_resamples(n_items: int, n: int, seed: int) -> np.ndarray:
+    """``(n, n_items)`` multiplicity of every item in ``n`` bootstrap resamples of the items."""
+    return np.random.default_rng(seed).multinomial(n_items, np.full(n_items, 1 / n_items), size=n)
+
+
+def acc_eq_draws(human: np.ndarray, metric: np.ndarray, counts: np.ndarray, variant: str = "acc23") -> np.ndarray:
+    """Item-averaged, tie-calibrated acc_eq / tau_eq of every resample of the items.
+
+    ``counts`` is :func:`item_resamples` (``(B, items)``). A resample's value is the maximum over
+    thresholds of sum_r c_r acc_r(eps) / sum_r c_r over items r with pairs: the same value as
+    :func:`tie_calibration` on the resampled matrix (an item drawn twice is two rows). Only
+    thresholds whose pairs raise some row's value can be a maximum (c_r >= 0 keeps every pair's
+    sign), so the pairs are summed per such threshold in one sparse product for all resamples.
+    """
+    import scipy.sparse  # lazily, as scipy.stats
+    sw = sweep(flatten(human, metric, "item"), nonzero_only=True)
+    present = sw.pairs > 0
+    per_row = np.where(present, sw.pairs, 1)
+    c = np.asarray(counts, dtype=np.float64)[:, :len(present)]
+    base = c @ np.where(present, sw.agree / per_row, 0.0)
+    best = base.copy()
+    group = np.r_[0, np.cumsum(sw.diff[1:] != sw.diff[:-1])] if len(sw.diff) else np.zeros(0, int)
+    rising = np.unique(group[sw.delta > 0])
+    if len(rising):  # pair -> the first rising threshold at or after it (later pairs never count)
+        segment = np.searchsorted(rising, group)
+        keep = segment < len(rising)
+        steps = scipy.sparse.csr_matrix(
+            ((sw.delta / per_row[sw.row])[keep], (segment[keep], sw.row[keep])), shape=(len(rising), len(present)))
+        values = np.cumsum(np.asarray(steps @ c.T), axis=0)
+        best = np.maximum(best, base + values.max(axis=0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        draws = best / (c @ present)
+    return 2 * draws - 1 if variant == "23" else draws
+
+
+def _complete(human: np.ndarray, metric: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The segments (columns) every system has both scores for."""
+    h, m = np.asarray(human, dtype=np.float64), np.asarray(metric, dtype=np.float64)
+    if h.shape != m.shape or h.ndim != 2:
+        raise MtevalError(f"soft pairwise accuracy needs (systems, segments) matrices: {h.shape} vs {m.shape}")
+    keep = ~(np.isnan(h) | np.isnan(m)).any(axis=0)
+    return h[:, keep], m[:, keep]
+
+
+def permutation_signs(n_segments: int, n_permutations: int = 1000, seed: int = 4) -> np.ndarray:
+    """``(P, L)`` float32 signs +-1 of the paired permutation test: the draws of mt-metrics-eval's
+    ``pce.compute_pairwise_p_values`` for the same seed (uniform float32, rounded)."""
+    signs = np.random.default_rng(seed).random(size=(n_permutations, n_segments), dtype=np.float32)
+    return np.rint(signs) * np.float32(2) - np.float32(1)
+
+
+def pairwise_p_values(scores: np.ndarray, signs: np.ndarray) -> np.ndarray:
+    """p-values of "system i > system j" for every pair i < j (flattened upper triangle; last axis).
+
+    ``scores`` is ``(..., systems, segments)``; p = share of permutations whose delta of summed
+    signed scores is >= the observed delta of sums (float32, as pce.py).
+    """
+    x = np.asarray(scores, dtype=np.float32)
+    sums = x.sum(axis=-1)
+    lead, (n_sys, n_seg) = x.shape[:-2], x.shape[-2:]
+    partial = (signs @ x.reshape(-1, n_seg).T).reshape((len(signs),) + lead + (n_sys,))
+    i, j = np.triu_indices(n_sys, 1)
+    null = partial[..., i] - partial[..., j]  # (permutations, ..., pairs)
+    return (null >= sums[..., i] - sums[..., j]).mean(axis=0)
+
+
+def soft_pairwise_accuracy(human: np.ndarray, metric: np.ndarray, n_permutations: int = 1000,
+                           seed: int = 4) -> float:
+    """SPA = 1 - PCE (Thompson et al. 2024; WMT24): ``(systems, segments)`` matrices, segments any
+    system lacks dropped; NaN with fewer than 2 systems or no complete segment."""
+    h, m = _complete(human, metric)
+    if h.shape[0] < 2 or not h.shape[1]:
+        return float("nan")
+    signs = permutation_signs(h.shape[1], n_permutations, seed)
+    return float(1.0 - np.abs(pairwise_p_values(h, signs) - pairwise_p_values(m, signs)).mean())
+
+
+def spa_draws(human: np.ndarray, metrics: np.ndarray, n: int = 1000, seed: int = 1234,
+              n_permutations: int = 1000, perm_seed: int = 4) -> np.ndarray:
+    """``(n, M)`` SPA of every metric of ``metrics`` (``(M, systems, segments)``) in ``n`` resamples
+    of the complete segments; each resample reuses the permutation signs, as a call of
+    mt-metrics-eval's PCE on the resampled matrix does (its seed is fixed)."""
+    metrics = np.asarray(metrics, dtype=np.float64)
+    keep = ~(np.isnan(human) | np.isnan(metrics).any(axis=0)).any(axis=0)
+    stack = np.concatenate([np.asarray(human)[None], metrics])[:, :, keep].astype(np.float32)
+    n_seg = stack.shape[2]
+    if stack.shape[1] < 2 or not n_seg:
+        return np.full((n, len(metrics)), np.nan)
+    signs = permutation_signs(n_seg, n_permutations, perm_seed)
+    rng = np.random.default_rng(seed)
+    draws = np.empty((n, len(metrics)))
+    for b in range(n):
+        p = pairwise_p_values(stack[:, :, rng.integers(0, n_seg, n_seg)], signs)
+        draws[b] = 1.0 - np.abs(p[1:] - p[0]).mean(axis=1)
+    return draws
+
+
+def williams_test(r12: float, r13: float, r23: float, n: int, one_sided: bool = True) -> float:
+    """Williams' test p-value that r12 and r13 differ, given r23 and n (``WilliamsTest``;
+    Graham & Baldwin 2014, eq. 1): t = (r12 - r13) sqrt((n-1)(1+r23)) /
+    sqrt(2 (n-1)/(n-3) |R| + rbar^2 (1-r23)^3), |R| = 1 - r12^2 - r13^2 - r23^2 + 2 r12 r13 r23."""
+    import scipy.stats  # lazily: it costs 1.5 s of every iqeval start
+    if n <= 3:
+        return float("nan")
+    k = 1 - r12 ** 2 - r13 ** 2 - r23 ** 2 + 2 * r12 * r23 * r13
+    rbar = (r12 + r13) / 2
+    t = (r12 - r13) * np.sqrt((n - 1) * (1 + r23)) / np.sqrt(2 * (n - 1) / (n - 3) * k + rbar ** 2 * (1 - r23) ** 3)
+    p = float(scipy.stats.t.sf(abs(t), n - 3))
+    return p if one_sided else 2 * p
+
+
+def williams(human: np.ndarray, metric_a: np.ndarray, metric_b: np.ndarray,
+             statistic: Callable[[np.ndarray, np.ndarray], float], n: int | None = None,
+             one_sided: bool = True) -> tuple[float, float, float]:
+    """``WilliamsSigDiff``: (p, r(human, A), r(human, B)) with r(A, B) from the same ``statistic``;
+    ``n`` defaults to ``len(human)``, missing human scores included, as theirs."""
+    r1, r2 = statistic(human, metric_a), statistic(human, metric_b)
+    r12 = statistic(metric_a, metric_b)
+    return williams_test(r1, r2, r12, len(np.ravel(human)) if n is None else n, one_sided), r1, r2
