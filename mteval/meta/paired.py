@@ -1,0 +1,388 @@
+"""Paired significance tests between MT systems, for every metric and every pair of systems at once.
+
+* Paired bootstrap resampling (Koehn 2004, "Statistical significance tests for machine translation
+  evaluation", EMNLP): ``n`` resamples of the segments with replacement, one index set shared by
+  every system and metric; a system's score on a resample is the metric's score of its summed
+  statistics rows. Per system: the mean of the resampled scores and the interval of their order
+  statistics ``k`` and ``n - 1 - k``, ``k = floor(n alpha / 2)`` (sacreBLEU's ``estimate_ci``,
+  ``k = n // 40`` at alpha = 0.05). Per pair: ``diff = score_i - score_j`` on the full test set,
+  the same interval of the resampled differences, and sacreBLEU's two-sided p-value (after Moses'
+  ``bootstrap-hypothesis-difference-significance.pl`` and MultEval): with ``d_b`` the resampled
+  absolute differences, ``p = (c + 1) / (n + 1)``, ``c = #{b : d_b - mean(d) > |diff|}``.
+* Paired approximate randomisation (Riezler & Maxwell 2005, "On some pitfalls in automatic
+  evaluation and significance testing for MT", ACL MTSE workshop): in each of ``n`` trials every
+  segment's two statistics rows are swapped between the two systems with probability 1/2;
+  ``p = (c + 1) / (n + 1)``, ``c = #{trials : |score(A*) - score(B*)| > |diff|}`` (two-sided).
+
+Ties: as sacreBLEU, ``c`` counts only statistics *beyond* the observed one (``>``), the default;
+``count_ties=True`` counts ties as at least as extreme (``>=``, Riezler & Maxwell's rule, the valid
+one for discrete statistics: TER's randomised differences are multiples of 100 / reference length,
+and ties are common). With ``>``, two identical systems, or two that differ in one segment, get
+``p = 1 / (n + 1)``. Both compare within :data:`TIE_TOLERANCE`, so rounding never splits a tie.
+
+Random streams are sacreBLEU 2.6.0's for the same seed (its ``SACREBLEU_SEED``, default 12345):
+bootstrap indices ``default_rng(seed).choice(S, size=(n, S))``, randomisation masks
+``default_rng(seed).integers(2, size=(n, S), dtype=bool)`` (True: the segment keeps its systems),
+the same stream for every pair, as sacreBLEU reseeds for every system. Given the same statistics
+and score function, every p-value, mean and interval equals sacreBLEU's ``--paired-bs`` /
+``--paired-ar`` (tests/test_paired.py).
+
+Vectorised: a resample is a row of multiplicities (bootstrap) or of 0/1 (randomisation) over the
+segments; one matrix product with every system's and metric's statistics side by side,
+``(S, systems x sum of k)``, gives every summed statistics row; resamples are drawn in chunks
+(:data:`CHUNK_ELEMENTS`) so memory stays bounded, the stream unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+
+from mteval.errors import ConfigError, InputError, quote
+from mteval.meta.clusters import clusters as rank_clusters
+
+DEFAULT_SEED = 12345  # sacreBLEU's default SACREBLEU_SEED
+BS_RESAMPLES = 1000  # sacreBLEU's --paired-bs-n
+AR_TRIALS = 10000  # sacreBLEU's --paired-ar-n
+CHUNK_ELEMENTS = 1 << 22  # floats per array of a chunk of resamples (32 MB)
+ROW_ALIGN = 64  # chunk rows: numpy draws booleans 32 to a word, so chunks of 64k rows keep the stream
+TIE_TOLERANCE = 1e-9  # a resampled statistic within this (relative, at least absolute) of the observed ties
+
+ScoreFunction = Callable[[np.ndarray], np.ndarray]
+"""Scores of the rows of a 2-D array of summed statistics ``(rows, k) -> (rows,)``, vectorised
+(e.g. ``functools.partial(family.scores_from_stats, variant=name)`` of a ``StatsFamily``)."""
+
+
+def _mean_score(sums: np.ndarray, n_segments: int) -> np.ndarray:
+    """Mean segment score from the summed segment scores (one statistic)."""
+    return sums[:, 0] / n_segments
+
+
+@dataclass(frozen=True, eq=False)
+class MetricInput:
+    """One metric's data for every system: statistics ``(systems, segments, k)`` and the score of
+    summed statistics rows. A metric without statistics is its segment scores (k = 1) with the
+    mean as score (:meth:`from_segments`)."""
+
+    stats: np.ndarray
+    score: ScoreFunction
+    higher_is_better: bool = True
+
+    def __post_init__(self) -> None:
+        stats = np.asarray(self.stats, dtype=np.float64)
+        if stats.ndim != 3:
+            raise InputError(f"statistics must be (systems, segments, k), got shape {stats.shape}")
+        if not np.isfinite(stats).all():
+            raise InputError("statistics must be finite numbers")
+        object.__setattr__(self, "stats", stats)
+
+    @classmethod
+    def from_segments(cls, segments: np.ndarray, higher_is_better: bool = True) -> MetricInput:
+        """Segment scores ``(systems, segments)``; the corpus score is their mean, NaN counted as 0
+        (as ``mteval.metrics.base.mean_score_set`` reports system scores)."""
+        seg = np.asarray(segments, dtype=np.float64)
+        if seg.ndim != 2:
+            raise InputError(f"segment scores must be (systems, segments), got shape {seg.shape}")
+        seg = np.nan_to_num(seg, nan=0.0)
+        return cls(seg[:, :, None], partial(_mean_score, n_segments=max(seg.shape[1], 1)), higher_is_better)
+
+
+@dataclass(frozen=True)
+class SystemResult:
+    """A system's score on the full test set; bootstrap mean and interval (NaN for randomisation)."""
+
+    system: str
+    score: float
+    mean: float
+    low: float
+    high: float
+
+    @property
+    def half_width(self) -> float:
+        """Half the interval: sacreBLEU's printed ``mean (± ci)``."""
+        return 0.5 * (self.high - self.low)
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """``system`` against ``baseline``: score difference, its interval (NaN for randomisation), p."""
+
+    system: str
+    baseline: str
+    diff: float
+    low: float
+    high: float
+    p_value: float
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How a test runs: resamples (bootstrap) or trials (randomisation), seed, level, tie rule."""
+
+    n: int
+    seed: int = DEFAULT_SEED
+    alpha: float = 0.05
+    count_ties: bool = False
+
+    def __post_init__(self) -> None:
+        if isinstance(self.n, bool) or not isinstance(self.n, int | np.integer) or self.n < 1:
+            raise ConfigError(f"the number of resamples or trials must be a positive integer, got {quote(self.n)}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int | np.integer) or self.seed < 0:
+            raise ConfigError(f"the seed must be a non-negative integer, got {quote(self.seed)}")
+        object.__setattr__(self, "alpha", _check_alpha(self.alpha))
+
+
+def _check_alpha(alpha: float) -> float:
+    """A significance level in (0, 1)."""
+    if isinstance(alpha, bool) or not isinstance(alpha, float | int | np.floating) or not 0.0 < alpha < 1.0:
+        raise ConfigError(f"the significance level must be between 0 and 1, got {quote(alpha)}")
+    return float(alpha)
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """One metric's paired test of every pair of systems (arrays indexed like ``systems``).
+
+    ``score``: on the full test set; ``mean``, ``low``, ``high``: bootstrap mean and interval (NaN
+    for randomisation); ``diff[i, j] = score[i] - score[j]``, ``diff_low``/``diff_high`` its
+    interval; ``p_value[i, j]`` the two-sided p-value (symmetric, 1 on the diagonal)."""
+
+    metric: str
+    test: str  # "bs" or "ar"
+    systems: tuple[str, ...]
+    higher_is_better: bool
+    settings: Settings
+    score: np.ndarray
+    mean: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    diff: np.ndarray
+    diff_low: np.ndarray
+    diff_high: np.ndarray
+    p_value: np.ndarray
+    baseline: str | None = None
+
+    def index(self, system: str) -> int:
+        """Position of a system (ConfigError when unknown)."""
+        if system not in self.systems:
+            raise ConfigError(f"unknown system {quote(system)}: the systems are {quote(list(self.systems))}")
+        return self.systems.index(system)
+
+    def results(self) -> list[SystemResult]:
+        """Every system's score (and bootstrap mean and interval), in ``systems`` order."""
+        return [SystemResult(s, float(self.score[i]), float(self.mean[i]), float(self.low[i]), float(self.high[i]))
+                for i, s in enumerate(self.systems)]
+
+    def versus(self, baseline: str | None = None) -> list[PairResult]:
+        """Every other system against ``baseline`` (default: the test's, else the first system)."""
+        name = baseline or self.baseline or self.systems[0]
+        b = self.index(name)
+        return [PairResult(s, name, float(self.diff[i, b]), float(self.diff_low[i, b]),
+                           float(self.diff_high[i, b]), float(self.p_value[i, b]))
+                for i, s in enumerate(self.systems) if i != b]
+
+    def clusters(self, alpha: float | None = None, correction: str = "none") -> list[list[str]]:
+        """Ranking clusters at ``alpha`` (default: the test's) after a multiple-comparison
+        correction (``mteval.meta.clusters``), best first."""
+        level = self.settings.alpha if alpha is None else _check_alpha(alpha)
+        groups = rank_clusters(self.score, self.p_value, level, self.higher_is_better, correction)
+        return [[self.systems[i] for i in group] for group in groups]
+
+
+def _validate(metrics: Mapping[str, MetricInput], systems: Sequence[str], baseline: str | None) -> None:
+    """One-line errors for input no test can run on (docs/significance-systems.md)."""
+    if len(systems) < 2:
+        raise ConfigError(f"comparing systems needs at least two systems, got {len(systems)}")
+    if len(set(systems)) != len(systems):
+        raise ConfigError(f"system names must be distinct: {quote(list(systems))}")
+    if baseline is not None and baseline not in systems:
+        raise ConfigError(f"unknown baseline {quote(baseline)}: the systems are {quote(list(systems))}")
+    if not metrics:
+        raise ConfigError("comparing systems needs at least one metric")
+    for name, metric in metrics.items():
+        if metric.stats.shape[0] != len(systems):
+            raise InputError(f"{quote(name)}: scores of {metric.stats.shape[0]} systems, expected {len(systems)}")
+    counts = {name: metric.stats.shape[1] for name, metric in metrics.items()}
+    if len(set(counts.values())) > 1:
+        shown = ", ".join(f"{quote(k, 30)} {v}" for k, v in list(counts.items())[:4])
+        raise InputError(f"metrics differ in segment count: {shown}")
+    if not next(iter(counts.values())):
+        raise InputError("no segments to resample")
+
+
+@dataclass(frozen=True)
+class _Packed:
+    """Every metric's statistics side by side: ``columns`` (S, systems x width), metric column slices."""
+
+    columns: np.ndarray
+    slices: dict[str, slice]
+    n_systems: int
+    width: int
+
+
+def _pack(metrics: Mapping[str, MetricInput]) -> _Packed:
+    """Concatenate the metrics' statistics along k and lay systems side by side (one matmul)."""
+    stats = np.concatenate([m.stats for m in metrics.values()], axis=2)
+    n_systems, n_segments, width = stats.shape
+    slices, start = {}, 0
+    for name, metric in metrics.items():
+        slices[name] = slice(start, start + metric.stats.shape[2])
+        start += metric.stats.shape[2]
+    columns = np.ascontiguousarray(stats.transpose(1, 0, 2).reshape(n_segments, n_systems * width))
+    return _Packed(columns, slices, n_systems, width)
+
+
+def _scores(metric: MetricInput, sums: np.ndarray) -> np.ndarray:
+    """The metric's scores of summed statistics of any leading shape ``(..., k) -> (...)``."""
+    flat = np.ascontiguousarray(sums).reshape(-1, sums.shape[-1])
+    return np.asarray(metric.score(flat), dtype=np.float64).reshape(sums.shape[:-1])
+
+
+def _chunk_rows(n: int, width: int) -> Iterator[int]:
+    """Sizes of consecutive chunks of ``n`` resamples, about :data:`CHUNK_ELEMENTS` / ``width`` rows
+    each, a multiple of :data:`ROW_ALIGN` (so drawing in chunks gives the stream of one draw)."""
+    rows = max(ROW_ALIGN, CHUNK_ELEMENTS // max(width, 1) // ROW_ALIGN * ROW_ALIGN)
+    for start in range(0, n, rows):
+        yield min(rows, n - start)
+
+
+def multiplicities(indices: np.ndarray, n_segments: int) -> np.ndarray:
+    """How many times each segment is drawn in each resample: ``(rows, S)`` from index rows."""
+    rows = len(indices)
+    offsets = (np.arange(rows, dtype=np.int64)[:, None] * n_segments + indices).ravel()
+    return np.bincount(offsets, minlength=rows * n_segments).reshape(rows, n_segments).astype(np.float64)
+
+
+def bootstrap_scores(metrics: Mapping[str, MetricInput], n: int, seed: int) -> dict[str, np.ndarray]:
+    """Every system's score on each of ``n`` bootstrap resamples: metric -> ``(systems, n)``."""
+    packed = _pack(metrics)
+    n_segments = packed.columns.shape[0]
+    rng = np.random.default_rng(seed)
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in metrics}
+    for rows in _chunk_rows(n, max(n_segments, packed.columns.shape[1])):
+        counts = multiplicities(rng.choice(n_segments, size=(rows, n_segments), replace=True), n_segments)
+        sums = (counts @ packed.columns).reshape(rows, packed.n_systems, packed.width)
+        for name, metric in metrics.items():
+            parts[name].append(_scores(metric, sums[..., packed.slices[name]]).T)
+    return {name: np.concatenate(p, axis=1) for name, p in parts.items()}
+
+
+def order_interval(draws: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Order statistics ``k`` and ``n - 1 - k`` of the draws along the last axis,
+    ``k = floor(n alpha / 2)`` (sacreBLEU's ``estimate_ci``: ``n // 40`` at alpha = 0.05)."""
+    n = draws.shape[-1]
+    k = min(int(math.floor(n * alpha / 2 + 1e-9)), (n - 1) // 2)
+    ordered = np.sort(draws, axis=-1)
+    return ordered[..., k], ordered[..., n - 1 - k]
+
+
+def as_extreme(values: np.ndarray, observed: np.ndarray, count_ties: bool) -> np.ndarray:
+    """``values > observed`` (sacreBLEU), or ``>=`` with ``count_ties``, equality within
+    :data:`TIE_TOLERANCE` relative to ``max(1, observed)`` (``observed >= 0``)."""
+    tolerance = TIE_TOLERANCE * np.maximum(1.0, observed)
+    return values >= observed - tolerance if count_ties else values > observed + tolerance
+
+
+def bootstrap_p_values(draws: np.ndarray, observed: np.ndarray, count_ties: bool = False) -> np.ndarray:
+    """sacreBLEU's paired-bootstrap p-value per row: ``d`` = resampled absolute differences (last
+    axis), ``p = (#{d - mean(d) > |observed|} + 1) / (n + 1)`` (``>=`` with ``count_ties``)."""
+    d = np.abs(draws)
+    centred = d - d.mean(axis=-1, keepdims=True)
+    beyond = as_extreme(centred, np.abs(observed)[..., None], count_ties).sum(axis=-1)
+    return (beyond + 1) / (d.shape[-1] + 1)
+
+
+def _full_scores(metric: MetricInput) -> np.ndarray:
+    """Every system's score on the full test set."""
+    return _scores(metric, metric.stats.sum(axis=1))
+
+
+def _bootstrap_comparison(name: str, metric: MetricInput, draws: np.ndarray, systems: tuple[str, ...],
+                          settings: Settings, baseline: str | None) -> Comparison:
+    """Per-system intervals and pairwise differences, intervals and p-values from ``draws`` (m, n)."""
+    full = _full_scores(metric)
+    m = len(systems)
+    diff = full[:, None] - full[None, :]
+    diff_low, diff_high, p_value = np.zeros((m, m)), np.zeros((m, m)), np.ones((m, m))
+    for i in range(m):
+        deltas = draws[i] - draws
+        diff_low[i], diff_high[i] = order_interval(deltas, settings.alpha)
+        p_value[i] = bootstrap_p_values(deltas, diff[i], settings.count_ties)
+    diag = np.eye(m, dtype=bool)
+    diff_low[diag], diff_high[diag], p_value[diag] = 0.0, 0.0, 1.0
+    low, high = order_interval(draws, settings.alpha)
+    return Comparison(name, "bs", systems, metric.higher_is_better, settings, full, draws.mean(axis=1),
+                      low, high, diff, diff_low, diff_high, p_value, baseline)
+
+
+def paired_bootstrap(metrics: Mapping[str, MetricInput], systems: Sequence[str], baseline: str | None = None,
+                     n: int = BS_RESAMPLES, seed: int = DEFAULT_SEED, alpha: float = 0.05,
+                     count_ties: bool = False) -> dict[str, Comparison]:
+    """Paired bootstrap resampling (Koehn 2004; sacreBLEU's ``--paired-bs``) of every pair of systems,
+    for every metric (module docstring): metric name -> :class:`Comparison`."""
+    settings = Settings(n, seed, alpha, count_ties)
+    _validate(metrics, systems, baseline)
+    draws = bootstrap_scores(metrics, int(settings.n), int(settings.seed))
+    return {name: _bootstrap_comparison(name, metric, draws[name], tuple(systems), settings, baseline)
+            for name, metric in metrics.items()}
+
+
+def _pairs(n_systems: int) -> np.ndarray:
+    """Every unordered pair ``(i, j)``, ``i < j``: shape (P, 2)."""
+    rows, cols = np.triu_indices(n_systems, k=1)
+    return np.stack([rows, cols], axis=1)
+
+
+def randomization_p_values(metrics: Mapping[str, MetricInput], pairs: np.ndarray, n: int, seed: int,
+                           count_ties: bool = False) -> dict[str, np.ndarray]:
+    """Approximate-randomisation p-values of the system ``pairs`` (P, 2): metric -> (P,).
+
+    With a trial's mask ``x`` (True: keep), pseudo-system A sums ``x`` rows of system i and the
+    other rows of system j: ``x @ s_i + (total_j - x @ s_j)``; B gets the rest (sacreBLEU's
+    ``shuf_a``/``shuf_b`` with i the baseline)."""
+    packed = _pack(metrics)
+    n_segments = packed.columns.shape[0]
+    totals = packed.columns.sum(axis=0).reshape(packed.n_systems, packed.width)
+    first, second = pairs[:, 0], pairs[:, 1]
+    observed = {}
+    for name, metric in metrics.items():
+        full = _full_scores(metric)
+        observed[name] = np.abs(full[first] - full[second])
+    beyond = {name: np.zeros(len(pairs), dtype=np.int64) for name in metrics}
+    rng = np.random.default_rng(seed)
+    width = max(n_segments, packed.columns.shape[1], 2 * len(pairs) * packed.width)
+    for rows in _chunk_rows(n, width):
+        mask = rng.integers(2, size=(rows, n_segments), dtype=bool)
+        kept = (mask.astype(np.float64) @ packed.columns).reshape(rows, packed.n_systems, packed.width)
+        pseudo_a = kept[:, first] + (totals[second] - kept[:, second])
+        pseudo_b = (totals[first] - kept[:, first]) + kept[:, second]
+        for name, metric in metrics.items():
+            cols = packed.slices[name]
+            trial = np.abs(_scores(metric, pseudo_a[..., cols]) - _scores(metric, pseudo_b[..., cols]))
+            beyond[name] += as_extreme(trial, observed[name], count_ties).sum(axis=0)
+    return {name: (count + 1) / (n + 1) for name, count in beyond.items()}
+
+
+def paired_randomization(metrics: Mapping[str, MetricInput], systems: Sequence[str], baseline: str | None = None,
+                         n: int = AR_TRIALS, seed: int = DEFAULT_SEED, alpha: float = 0.05,
+                         count_ties: bool = False) -> dict[str, Comparison]:
+    """Paired approximate randomisation (Riezler & Maxwell 2005; sacreBLEU's ``--paired-ar``) of every
+    pair of systems, for every metric: metric name -> :class:`Comparison` (no intervals: NaN)."""
+    settings = Settings(n, seed, alpha, count_ties)
+    _validate(metrics, systems, baseline)
+    m = len(systems)
+    pairs = _pairs(m)
+    p_values = randomization_p_values(metrics, pairs, int(settings.n), int(settings.seed), count_ties)
+    out = {}
+    nan_m, nan_mm = np.full(m, np.nan), np.full((m, m), np.nan)
+    for name, metric in metrics.items():
+        full = _full_scores(metric)
+        p = np.ones((m, m))
+        p[pairs[:, 0], pairs[:, 1]] = p[pairs[:, 1], pairs[:, 0]] = p_values[name]
+        out[name] = Comparison(name, "ar", tuple(systems), metric.higher_is_better, settings, full,
+                               nan_m, nan_m, nan_m, full[:, None] - full[None, :], nan_mm, nan_mm, p, baseline)
+    return out
