@@ -124,7 +124,7 @@ def test_system_bootstrap():
 
 def test_tsv_reader(tmp_path):
     path = tmp_path / "human.tsv"
-    path.write_text("system segment score\nA 1 0.5\nA 1 1.5\nA 2 3\nB 2 1\nB - 7\n", encoding="utf-8")
+    path.write_text("system segment score\nA 1 1.0\nA 2 3\nB 2 1\nB - 7\n", encoding="utf-8")
     ass = read_assessments(path, 3)
     np.testing.assert_array_equal(ass.segment_scores("A"), [1.0, 3.0, np.nan])
     assert ass.system == {"A": 2.0, "B": 7.0}
@@ -134,6 +134,34 @@ def test_tsv_reader(tmp_path):
     path.write_text("A 1 good\n", encoding="utf-8")
     with pytest.raises(InputError, match="not a number"):
         read_assessments(path, 3)
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("A 1 0.5\nB 1 2\nA 1 1.5\n", r"human.tsv:3: duplicate judgement of 'A' segment 1 \(first at line 1\)"),
+    ("A - 0.5\nA - 1.5\n", r"human.tsv:2: duplicate judgement of 'A' system-level score"),
+    ("A 1 0.5\nZ 2 1\n", r"human.tsv:2: unknown system 'Z' \(the experiment has: A, B\)"),
+    ("A 1 nan\n", r"human.tsv:1: score is 'nan', not a finite number"),
+    ("A 1 inf\n", r"human.tsv:1: score is 'inf', not a finite number"),
+    ("A 0 1\n", r"human.tsv:1: segment id '0' is not a positive integer"),
+])
+def test_tsv_bad_judgements(tmp_path, text, problem):
+    """Issue 14: unknown systems or segments, duplicate rows, NaN scores: one line naming file and line."""
+    path = tmp_path / "human.tsv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match=problem) as err:
+        read_assessments(path, 3, systems=("A", "B"))
+    assert "\n" not in str(err.value)
+
+
+def test_csv_duplicate_judge_and_unknown_system(tmp_path):
+    path = tmp_path / "a.csv"
+    head = "# systemId,documentId,segmentId,judgeId,score\n"
+    path.write_text(head + "S,,1,J,4\nS,,1,K,6\nS,,1,J,2\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"a.csv:4: duplicate judgement of 'S' segment 1 by judge 'J' \(first at"):
+        read_assessments(path, 3)
+    path.write_text(head + "S,,1,J,4\nT,,1,J,6\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"a.csv:3: unknown system 'T'"):
+        read_assessments(path, 3, systems=["S"])
 
 
 def test_asiya_csv_by_document(tmp_path):

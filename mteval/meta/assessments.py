@@ -10,7 +10,13 @@ Two formats:
   segment is a system-level judgement.
 * A simple TSV (tabs or spaces): ``system segment score`` with ``segment`` the 1-based line
   number, or ``-`` for a system-level score; ``#`` lines and an optional ``system ...`` header
-  line are skipped. Repeated (system, segment) rows are averaged.
+  line are skipped.
+
+Bad input is one line naming the file and line (exit code 2): a score that is not a finite number
+(NaN, inf), a segment beyond the test set, a judgement repeated (the same system and segment, and
+in the CSV the same judge: several judges of one segment are averaged, one judge twice is a
+duplicate), and, when the reader is given the experiment's names, a system that is neither one of
+its systems nor one of its references.
 
 System-level human scores are the mean of the system-level rows when there are any, otherwise
 the mean of the system's rated segment scores (Asiya's ``average_assessments_to_scores``).
@@ -19,12 +25,13 @@ the mean of the system's rated segment scores (Asiya's ``average_assessments_to_
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from mteval.errors import InputError
+from mteval.errors import InputError, quote
 from mteval.io.corpus import DocumentIndex
 
 
@@ -45,15 +52,29 @@ class Assessments:
 
 
 class _Collector:
-    """Accumulates (system, row) -> list of scores and system -> list of scores."""
+    """Accumulates (system, row) -> list of scores and system -> list of scores, refusing
+    duplicate judgements and (with ``known``) unknown systems."""
 
-    def __init__(self, n_segments: int) -> None:
+    def __init__(self, n_segments: int, path: Path, known: Collection[str] | None = None) -> None:
         self.n_segments = n_segments
+        self.path = path
+        self.known = None if known is None else frozenset(known)
         self.seg: dict[tuple[str, int], list[float]] = {}
         self.sys: dict[str, list[float]] = {}
+        self.seen: dict[tuple[str, int | None, str], int] = {}
 
-    def add(self, system: str, row: int | None, score: float) -> None:
-        """Record one judgement (``row`` None = system level)."""
+    def add(self, system: str, row: int | None, score: float, line: int, judge: str = "") -> None:
+        """Record one judgement (``row`` None = system level) read at ``line``."""
+        if self.known is not None and system not in self.known:
+            shown = ", ".join(sorted(self.known)[:6]) + (", ..." if len(self.known) > 6 else "")
+            raise InputError(f"unknown system {quote(system)} (the experiment has: {shown})", self.path, line)
+        key = (system, row, judge)
+        if key in self.seen:
+            what = "system-level score" if row is None else f"segment {row + 1}"
+            by = f" by judge {quote(judge)}" if judge else ""
+            raise InputError(f"duplicate judgement of {quote(system)} {what}{by} (first at line {self.seen[key]})",
+                             self.path, line)
+        self.seen[key] = line
         if row is None:
             self.sys.setdefault(system, []).append(score)
         else:
@@ -80,8 +101,8 @@ def _number(text: str, path: Path, line: int) -> float:
         value = float(text)
     except ValueError:
         raise InputError(f"score {text!r} is not a number", path, line) from None
-    if np.isnan(value):
-        raise InputError("score is NaN", path, line)
+    if not np.isfinite(value):
+        raise InputError(f"score is {text.strip()!r}, not a finite number", path, line)
     return value
 
 
@@ -103,11 +124,12 @@ def _segment_row(segment: str, n_segments: int, path: Path, line: int,
     return number - 1
 
 
-def read_asiya_csv(path: str | Path, n_segments: int, documents: DocumentIndex | None = None) -> Assessments:
+def read_asiya_csv(path: str | Path, n_segments: int, documents: DocumentIndex | None = None,
+                   systems: Collection[str] | None = None) -> Assessments:
     """Read Asiya's assessments CSV (see the module docstring)."""
     path = Path(path)
     fields: dict[str, int] | None = None
-    out = _Collector(n_segments)
+    out = _Collector(n_segments, path, systems)
     for number, raw in enumerate(_lines(path), start=1):
         line = raw.strip()
         if not line:
@@ -131,7 +153,8 @@ def read_asiya_csv(path: str | Path, n_segments: int, documents: DocumentIndex |
         if doc and not seg:
             raise InputError("document-level assessments are not supported", path, number)
         row = None if not seg else _segment_row(seg, n_segments, path, number, documents, doc)
-        out.add(entry[fields["systemId"]], row, _number(entry[score_at], path, number))
+        out.add(entry[fields["systemId"]], row, _number(entry[score_at], path, number), number,
+                _field(entry, fields, "judgeId"))
     return out.build()
 
 
@@ -141,10 +164,10 @@ def _field(entry: list[str], fields: dict[str, int], name: str) -> str:
     return entry[i].strip() if i is not None and i < len(entry) else ""
 
 
-def read_tsv(path: str | Path, n_segments: int) -> Assessments:
+def read_tsv(path: str | Path, n_segments: int, systems: Collection[str] | None = None) -> Assessments:
     """Read the simple ``system segment score`` format (see the module docstring)."""
     path = Path(path)
-    out = _Collector(n_segments)
+    out = _Collector(n_segments, path, systems)
     for number, raw in enumerate(_lines(path), start=1):
         parts = raw.split()
         if not parts or parts[0].startswith("#") or (number == 1 and parts[0].lower() == "system"):
@@ -153,16 +176,18 @@ def read_tsv(path: str | Path, n_segments: int) -> Assessments:
             raise InputError(f"expected 'system segment score', got {len(parts)} fields", path, number)
         system, segment, score = parts
         row = None if segment == "-" else _segment_row(segment, n_segments, path, number)
-        out.add(system, row, _number(score, path, number))
+        out.add(system, row, _number(score, path, number), number)
     return out.build()
 
 
-def read_assessments(path: str | Path, n_segments: int, documents: DocumentIndex | None = None) -> Assessments:
-    """Read either format: Asiya's CSV when the first non-empty line is a ``#`` header with commas."""
+def read_assessments(path: str | Path, n_segments: int, documents: DocumentIndex | None = None,
+                     systems: Collection[str] | None = None) -> Assessments:
+    """Read either format: Asiya's CSV when the first non-empty line is a ``#`` header with commas.
+    ``systems``: the names a judgement may rate (None: any)."""
     first = next((line.strip() for line in _lines(Path(path)) if line.strip()), "")
     if first.startswith("#") and "," in first:
-        return read_asiya_csv(path, n_segments, documents)
-    return read_tsv(path, n_segments)
+        return read_asiya_csv(path, n_segments, documents, systems)
+    return read_tsv(path, n_segments, systems)
 
 
 def _lines(path: Path) -> list[str]:
