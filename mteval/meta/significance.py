@@ -89,6 +89,8 @@ def bootstrap_ci(name: str, human: np.ndarray, metric: np.ndarray, units: np.nda
     if name in PAIR_STATISTICS and groups is not None and np.array_equal(groups, units):
         # pairs never cross units: resampling units = resampling their (numerator, denominator)
         _, num, den = grouped_pair_stats(name, human, metric, groups, thresh)
+        if not len(num):  # no group has a scored pair
+            return Interval(value, float("nan"), float("nan"))
         counts = np.random.default_rng(seed).multinomial(len(num), np.full(len(num), 1 / len(num)), size=n)
         with np.errstate(invalid="ignore", divide="ignore"):
             return Interval(value, *_percentile(list((counts @ num) / (counts @ den)), alpha))
