@@ -1,7 +1,8 @@
 """The score cache: ``ROOT/TARGET/REFSET/METRIC.xml`` (IQMT manual §4.1.2).
 
 REFSET is one reference name, or several joined with ``_`` (multi-reference scores, for -doOQ).
-Files users drop in (``.xml`` or Asiya's ``.xml.gz``) are read like computed ones. Writes are
+Files users drop in (``.xml`` or Asiya's ``.xml.gz``) are read like computed ones, and also in the
+manual's own, not well-formed, layout (``<S n="1">0.85`` without end tags; ``iqmt_tolerant``). Writes are
 atomic (temporary file in the same folder, then rename), so an interrupted run leaves either the
 old file or the new one, never half of one.
 """
@@ -31,7 +32,8 @@ def atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` durably: temporary file in the same folder, fsync, rename. A
     renamed file therefore never holds partial data, even after a power loss; the folder is not
     fsynced (10 ms a file here), so a power loss may undo a rename, and the next run computes that
-    file again. The file gets the umask's mode (shared caches stay readable by the team).
+    file again. The file gets the umask's mode, 0644 under the usual 022, like the annotation cache
+(shared caches stay readable by the team).
     A failed write (disk full, permissions) removes the temporary file and raises CacheError."""
     try:
         write_atomic(path, data)

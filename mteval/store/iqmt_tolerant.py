@@ -11,7 +11,7 @@ The manual's sample is not well-formed XML::
 This reader accepts what it shows and the like, which a strict XML parser refuses: ``<S>`` and
 ``<DOC>`` without closing tags (an element ends at the next ``<S>``, ``<DOC>``, ``</DOC>`` or
 the root's end tag, and a segment's score is the text up to the next tag), no XML declaration,
-element and attribute names in any case, attribute values in single, double, typographic
+attribute values in single, double, typographic
 (“…”) or no quotes, and (like the strict reader) elements other than ``<DOC>`` and ``<S>``,
 comments and processing instructions ignored. It is a tokenizer over the decompressed text, not an
 XML parser: it refuses DOCTYPE and ENTITY declarations (and CDATA), decodes only the five
@@ -36,9 +36,12 @@ CHUNK = 1 << 16  # bytes read at a time
 ROOTS = ("IQ", "REPORT")
 _PREDEFINED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
 _REFERENCE = re.compile(r"&(#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z_][\w.-]*);")
-_TAG = re.compile(r"<(?:\"[^\"]*\"|'[^']*'|[^\"'>])*>")
+# text | comment or processing instruction (skipped) | tag | declaration (refused)
+_TOKEN = re.compile(r"([^<]+)|(<!--.*?-->|<\?.*?\?>)|(<[^!?](?:\"[^\"]*\"|'[^']*'|[^\"'>])*>)|(<!(?!--)[^<>]*>?)",
+                    re.DOTALL)
 _TAG_PARTS = re.compile(r"<(/?)\s*([A-Za-z_][\w.:-]*)(.*?)(/?)>", re.DOTALL)
 _ATTRIBUTE = re.compile(r"\s*([A-Za-z_:][\w:.-]*)\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|[“”]([^“”]*)[“”]|([^\s\"'“”>/]+))")
+_PLAIN_ATTRIBUTE = re.compile(r'\s+([A-Za-z_][\w.-]*)="([^"&<]*)"\s*')  # the common case, without entities
 _DECLARED = re.compile(rb"^<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]{1,40})[\"']")
 
 
@@ -56,7 +59,7 @@ class Sink(Protocol):
         """One more tag (the sink refuses too many)."""
 
     def open_root(self, tag: str, attrs: dict[str, str], line: int) -> None:
-        """The root element (``IQ`` or ``REPORT``, upper-cased)."""
+        """The root element (the reader refuses any but ``IQ`` and ``REPORT``)."""
 
     def document(self, attrs: Mapping[str, str], line: int) -> None:
         """A ``<DOC>`` start tag."""
@@ -124,65 +127,52 @@ class _Tokens:
         self._decode(data, final=not data)
         return True
 
-    def _find(self, marker: str, offset: int) -> int:
-        """Offset from ``pos`` of ``marker`` at or after ``offset``, reading on as needed; -1 at the
-        end of the file."""
-        while (at := self.buffer.find(marker, self.pos + offset)) < 0 and self._more():
-            pass
-        return at - self.pos if at >= 0 else -1
-
-    def _take(self, length: int) -> str:
-        token = self.buffer[self.pos:self.pos + length]
-        self.pos += length
-        self.line += token.count("\n")
-        return token
-
-    def _starts(self, prefix: str) -> bool:
-        return self.buffer.startswith(prefix, self.pos)
-
     def __iter__(self) -> Iterator[tuple[str, str, int]]:
-        while self.pos < len(self.buffer) or self._more():
-            line = self.line
-            if not self._starts("<"):
-                at = self._find("<", 0)
-                yield "text", self._take(at if at >= 0 else len(self.buffer) - self.pos), line
-                continue
-            token = self._markup()
-            if not token.startswith(("<!--", "<?")):
+        while True:
+            match = _TOKEN.match(self.buffer, self.pos)
+            if match is None or (match.end() == len(self.buffer) and not self.eof):
+                if self._more():  # a token may go on in the next chunk
+                    continue
+                if match is None:
+                    if self.pos < len(self.buffer):
+                        self._unreadable()
+                    return
+            token, line = match.group(), self.line
+            self.pos = match.end()
+            self.line += token.count("\n")
+            if match.lastindex == 1:
+                yield "text", token, line
+            elif match.lastindex == 3:
                 yield "tag", token, line
+            elif match.lastindex == 4:
+                self._declaration(token)
 
-    def _markup(self) -> str:
-        """The comment, processing instruction or tag at ``pos``."""
-        while len(self.buffer) - self.pos < 9 and self._more():
-            pass
+    def _declaration(self, token: str) -> None:
+        """``<!...>``: entity declarations and anything like them are refused."""
+        if token[2:9].upper().startswith(("DOCTYPE", "ENTITY")):
+            raise CacheError("DOCTYPE: entity declarations are not allowed in score files", self.path, self.line)
+        raise CacheError(f"markup {quote(token[:12])} is not allowed in score files", self.path, self.line)
+
+    def _unreadable(self) -> None:
+        """What is at ``pos`` at the end of the file and is no token: an unclosed tag or comment."""
+        rest = self.buffer[self.pos:self.pos + 40]
         for opening, closing in (("<!--", "-->"), ("<?", "?>")):
-            if self._starts(opening):
-                end = self._find(closing, len(opening))
-                if end < 0:
-                    raise CacheError(f"{opening} without {closing}", self.path, self.line)
-                return self._take(end + len(closing))
-        if self._starts("<!"):
-            if self.buffer[self.pos + 2:self.pos + 9].upper().startswith(("DOCTYPE", "ENTITY")):
-                raise CacheError("DOCTYPE: entity declarations are not allowed in score files", self.path,
-                                 self.line)
-            raise CacheError(f"markup {quote(self.buffer[self.pos:self.pos + 12])} is not allowed in score files",
-                             self.path, self.line)
-        while (match := _TAG.match(self.buffer, self.pos)) is None and self._more():
-            pass
-        if match is None:
-            raise CacheError(f"tag {quote(self.buffer[self.pos:self.pos + 40])} is not closed by '>'", self.path,
-                             self.line)
-        return self._take(match.end() - self.pos)
+            if rest.startswith(opening):
+                raise CacheError(f"{opening} without {closing}", self.path, self.line)
+        raise CacheError(f"tag {quote(rest)} is not closed by '>'", self.path, self.line)
 
 
 def _attributes(body: str, tag: str, path: Path, line: int) -> dict[str, str]:
-    """Attributes of a tag (names lower-cased); anything else in the tag is an error."""
+    """Attributes of a tag; anything else in the tag is an error."""
+    plain = _PLAIN_ATTRIBUTE.fullmatch(body)
+    if plain is not None:
+        return {plain.group(1): plain.group(2)}
     attrs: dict[str, str] = {}
     at = 0
     for match in _ATTRIBUTE.finditer(body):
         if body[at:match.start()].strip():
             break
-        name = match.group(1).lower()
+        name = match.group(1)
         if name in attrs:
             raise CacheError(f"<{tag}> has two {name!r} attributes", path, line)
         value = next(v for v in match.groups()[1:] if v is not None)
@@ -196,6 +186,8 @@ def _attributes(body: str, tag: str, path: Path, line: int) -> dict[str, str]:
 def _no_ellipsis(text: str, path: Path, line: int) -> None:
     """The manual's ``...`` line stands for segments it leaves out; copied into a file, it is
     said so (rather than "not a number")."""
+    if "..." not in text and "\u2026" not in text:
+        return
     for offset, row in enumerate(text.split("\n")):
         if row.strip() in ("...", "\u2026"):
             raise CacheError("'...' stands for the segments the manual leaves out: write one <S> for every "
@@ -235,7 +227,6 @@ class _Layout:
         if match is None:
             raise CacheError(f"cannot read the tag {quote(token, 40)}", self.path, line)
         closing, name, body, empty = match.groups()
-        name = name.upper()
         self._end_segment()
         if self.closed:
             raise CacheError(f"<{'/' if closing else ''}{name}> after </{self.root}>", self.path, line)
@@ -283,11 +274,10 @@ def scan(stream: Readable, sink: Sink, path: Path) -> None:
     """Read a score file in the manual's layout from ``stream`` (decompressed, capped by the
     caller) into ``sink``; CacheError naming ``path`` and the line for anything unreadable."""
     layout = _Layout(sink, path)
-    tokens = _Tokens(stream, path)
-    for kind, token, line in tokens:
+    for kind, token, line in _Tokens(stream, path):
         (layout.text if kind == "text" else layout.tag)(token, line)
     layout._end_segment()
     if layout.root is None:
         raise CacheError("no <IQ> or <REPORT> element", path)
     if not layout.closed:
-        raise CacheError(f"ends before </{layout.root}> (truncated?)", path, tokens.line)
+        raise CacheError(f"ends before </{layout.root}> (truncated?)", path)

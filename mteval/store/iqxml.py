@@ -176,7 +176,7 @@ class _Reader:
             dtd = element.getroottree().docinfo.internalDTD
             if dtd is not None and any(True for _ in dtd.iterentities()):
                 raise CacheError("entity declarations are not allowed in score files", self.path)
-            self.open_root(str(element.tag), dict(element.attrib))
+            self.open_root(str(element.tag), dict(element.attrib), element.sourceline)
         elif element.tag == "DOC":
             self.document(element.attrib, element.sourceline)
 
