@@ -16,7 +16,8 @@ attribute values in single, double, typographic
 comments and processing instructions ignored. It is a tokenizer over the decompressed text, not an
 XML parser: it refuses DOCTYPE and ENTITY declarations (and CDATA), decodes only the five
 predefined entities and numeric character references, never opens another file or the network,
-and bounds every token (``MAX_TOKEN`` characters) and the number of tags (the sink's limit), so a
+and bounds every token (``MAX_TOKEN`` characters) and the number of tags, start and end (the
+sink's limit, ``iqxml.MAX_ELEMENTS``), so a
 hostile file costs bounded memory and time. The root's end tag is required: a file that stops
 before it is truncated. Anything it cannot read is one ``CacheError`` naming the file and line.
 """
@@ -35,7 +36,7 @@ MAX_TOKEN = 1 << 16  # characters in one tag, comment or run of text between tag
 CHUNK = 1 << 16  # bytes read at a time
 ROOTS = ("IQ", "REPORT")
 _PREDEFINED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
-_REFERENCE = re.compile(r"&(#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z_][\w.-]*);")
+_REFERENCE = re.compile(r"&(#[0-9]{1,8}|#[xX][0-9a-fA-F]{1,8}|[A-Za-z_][\w.-]*);")
 # text | comment or processing instruction (skipped) | tag | declaration (refused)
 _TOKEN = re.compile(r"([^<]+)|(<!--.*?-->|<\?.*?\?>)|(<[^!?](?:\"[^\"]*\"|'[^']*'|[^\"'>])*>)|(<!(?!--)[^<>]*>?)",
                     re.DOTALL)
@@ -174,7 +175,7 @@ def _attributes(body: str, tag: str, path: Path, line: int) -> dict[str, str]:
             break
         name = match.group(1)
         if name in attrs:
-            raise CacheError(f"<{tag}> has two {name!r} attributes", path, line)
+            raise CacheError(f"<{tag}> has two {quote(name)} attributes", path, line)
         value = next(v for v in match.groups()[1:] if v is not None)
         attrs[name] = _unescape(value, path, line)
         at = match.end()
@@ -214,7 +215,7 @@ class _Layout:
             where = "before the root element" if self.root is None else f"after </{self.root}>"
             raise CacheError(f"text {quote(text.strip(), 40)} {where}", self.path, line)
 
-    def _end_segment(self) -> None:
+    def end_segment(self) -> None:
         """An <S> ends (at its end tag or the next tag); with no text, it has no score."""
         if self.segment is not None:
             number, start = self.segment
@@ -227,10 +228,12 @@ class _Layout:
         if match is None:
             raise CacheError(f"cannot read the tag {quote(token, 40)}", self.path, line)
         closing, name, body, empty = match.groups()
-        self._end_segment()
+        self.end_segment()
         if self.closed:
             raise CacheError(f"<{'/' if closing else ''}{name}> after </{self.root}>", self.path, line)
         if closing:
+            if self.root is None:
+                raise CacheError(f"</{name}> before the root element", self.path, line)
             if body.strip() or empty:
                 raise CacheError(f"cannot read the end tag {quote(token, 40)}", self.path, line)
             self._close(name, line)
@@ -276,7 +279,7 @@ def scan(stream: Readable, sink: Sink, path: Path) -> None:
     layout = _Layout(sink, path)
     for kind, token, line in _Tokens(stream, path):
         (layout.text if kind == "text" else layout.tag)(token, line)
-    layout._end_segment()
+    layout.end_segment()
     if layout.root is None:
         raise CacheError("no <IQ> or <REPORT> element", path)
     if not layout.closed:
