@@ -6,17 +6,22 @@ pce (test names cited per test); the rest are properties and literal pair loops.
 
 from __future__ import annotations
 
+import csv
+import io
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.stats
+from helpers import ENDE, ende_config, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mteval.errors import MtevalError
 from mteval.meta import wmt_stats as w
 from mteval.meta.correlation import pearson
+from mteval.store.cache import ScoreCache
 
 N = np.nan
 # stats_test.CorrelationTest: Correlation(2, gold, metric) is a (2 systems, 3 items) matrix
@@ -315,3 +320,85 @@ def test_bad_arguments() -> None:
         w.tie_calibration([1, 2], [1, 2], sample_rate=0)
     with pytest.raises(MtevalError, match="differ in shape"):
         w.kendall_variants(np.ones((2, 3)), np.ones((3, 2)), average_by="sys")
+
+
+# ---- through the installed iqeval, on the bundled WMT21 en-de sample (6 systems, MQM) ----
+
+SYSTEMS = ("Facebook-AI", "HuaweiTSC", "NVIDIA-NeMo", "Online-W", "UEdin", "eTranslation")
+CLI_METRICS = ["BLEU", "chrF"]
+MQM = ENDE / "human" / "mqm.tsv"
+
+
+def tsv_rows(stdout: str) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(stdout), delimiter="\t"))
+
+
+@pytest.fixture(scope="module")
+def experiment(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("wmt")
+    config = ende_config(tmp, metrics=CLI_METRICS, systems={s: str(ENDE / "sys" / f"{s}.de") for s in SYSTEMS})
+    result = run("iqsetup", "-q", str(config))
+    assert result.returncode == 0, result.stderr
+    return config
+
+
+def mqm_matrix() -> np.ndarray:
+    out = np.full((len(SYSTEMS), 100), np.nan)
+    for line in MQM.read_text(encoding="utf-8").splitlines()[1:]:
+        system, segment, score = line.split("\t")
+        out[SYSTEMS.index(system), int(segment) - 1] = float(score)
+    return out
+
+
+def test_cli_acc_eq_tau_eq_and_spa(experiment: Path) -> None:
+    cache = ScoreCache(experiment.parent / "cache")
+    human = mqm_matrix()
+    seg = run("iqeval", "-assessments", str(MQM), "-G", "seg", "--corr", "acc_eq,tau_eq", "--resamples", "50",
+              "--tsv", str(experiment))
+    assert seg.returncode == 0, seg.stderr
+    rows = {(r["correlation"], r["metric"]): r for r in tsv_rows(seg.stdout)}
+    sys_out = run("iqeval", "-assessments", str(MQM), "-G", "sys", "--corr", "spa,acc_eq", "--resamples", "30",
+                  "--tsv", str(experiment))
+    assert sys_out.returncode == 0, sys_out.stderr
+    sys_rows = {(r["correlation"], r["metric"]): r for r in tsv_rows(sys_out.stdout)}
+    for metric in CLI_METRICS:
+        segments = np.stack([cache.load(s, "A_C_D", metric).segments for s in SYSTEMS])
+        expected = w.tie_calibration(human, segments, "acc23", "item")
+        row = rows["acc_eq", metric]
+        assert float(row["score"]) == pytest.approx(expected.value, abs=1e-9)
+        assert float(row["epsilon"]) == pytest.approx(expected.epsilon, abs=1e-9)
+        assert float(row["ci_low"]) <= float(row["score"]) <= float(row["ci_high"])
+        assert float(rows["tau_eq", metric]["score"]) == pytest.approx(2 * expected.value - 1, abs=1e-9)
+        spa = w.soft_pairwise_accuracy(human, segments)
+        assert float(sys_rows["spa", metric]["score"]) == pytest.approx(spa, abs=1e-9)
+        system = np.array([cache.load(s, "A_C_D", metric).system for s in SYSTEMS])
+        assert float(sys_rows["acc_eq", metric]["score"]) == pytest.approx(
+            w.tie_calibration(np.nanmean(human, axis=1), system, "acc23", "none").value, abs=1e-9)
+
+
+def test_cli_williams_rows(experiment: Path) -> None:
+    out = run("iqeval", "-assessments", str(MQM), "-G", "sys", "--corr", "pearson", "--significance",
+              "--resamples", "20", "--tsv", str(experiment))
+    assert out.returncode == 0, out.stderr
+    williams = {r["metric"]: r for r in tsv_rows(out.stdout) if r["test"] == "williams"}
+    assert set(williams) == {"BLEU>chrF", "chrF>BLEU"}
+    p_ab, p_ba = float(williams["BLEU>chrF"]["p_value"]), float(williams["chrF>BLEU"]["p_value"])
+    assert p_ab + p_ba == pytest.approx(1.0) and 0 <= p_ab <= 1
+
+
+@pytest.mark.parametrize("text, corr, level, problem", [
+    ("Facebook-AI\t1\t-1\nFacebok-AI\t2\t-1\n", "acc_eq", "seg", "bad.tsv:2: unknown system 'Facebok-AI'"),
+    ("UEdin\t1\t-1\nUEdin\t1\t-2\n", "acc_eq", "seg", "bad.tsv:2: duplicate judgement of 'UEdin' segment 1"),
+    ("UEdin\t101\t-1\n", "acc_eq", "seg", "bad.tsv:1: segment 101 is beyond the 100 segments"),
+    ("UEdin\t1\tNaN\n", "acc_eq", "seg", "bad.tsv:1: score is 'NaN', not a finite number"),
+    (None, "spa", "seg", "spa is a system-level statistic"),
+    (None, "acc_eq,nonsense", "seg", "unknown correlation(s) ['nonsense']"),
+])
+def test_cli_bad_input(experiment: Path, tmp_path: Path, text: str | None, corr: str, level: str,
+                       problem: str) -> None:
+    path = MQM
+    if text is not None:
+        path = tmp_path / "bad.tsv"
+        path.write_text(text, encoding="utf-8")
+    out = run("iqeval", "-assessments", str(path), "-G", level, "--corr", corr, "--resamples", "5", str(experiment))
+    assert out.returncode == 2 and problem in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr

@@ -175,14 +175,20 @@ def system_bootstrap(segments_a: np.ndarray, segments_b: np.ndarray, n: int = 10
 
 
 def system_level_ci(name: str, value: float, human_segments: np.ndarray, metric_segments: np.ndarray,
-                    n: int = 1000, alpha: float = 0.05, seed: int = 1234, thresh: float = 25.0) -> Interval:
+                    n: int = 1000, alpha: float = 0.05, seed: int = 1234, thresh: float = 25.0,
+                    statistic: Callable[[np.ndarray, np.ndarray], float] | None = None) -> Interval:
     """CI of a system-level correlation by resampling *segments* (as WMT does), not systems.
 
     ``*_segments`` are ``(A, S)`` (NaN = unscored). In each resample every system's score is the
     mean of its resampled segment scores; since the reported ``value`` may use other system scores
     (corpus BLEU, official human scores), the interval is the percentile interval of the resampled
     correlations shifted by ``value - r_mean`` (r_mean: the correlation of the full-sample means).
+    ``statistic`` (human, metric) -> float replaces correlation ``name`` (e.g. a WMT23 acc_eq).
     """
+    def corr(h: np.ndarray, m: np.ndarray) -> float:
+        """The statistic of one pair of system-score vectors."""
+        return statistic(h, m) if statistic is not None else correlate(name, h, m, thresh=thresh)
+
     h = np.asarray(human_segments, dtype=np.float64)
     m = np.asarray(metric_segments, dtype=np.float64)
     counts = np.random.default_rng(seed).multinomial(h.shape[1], np.full(h.shape[1], 1 / h.shape[1]), size=n)
@@ -193,9 +199,8 @@ def system_level_ci(name: str, value: float, human_segments: np.ndarray, metric_
         with np.errstate(invalid="ignore", divide="ignore"):
             return (np.where(present, x, 0.0) @ weights.T) / (present @ weights.T)
 
-    full = correlate(name, means(h, np.ones((1, h.shape[1])))[:, 0], means(m, np.ones((1, h.shape[1])))[:, 0],
-                     thresh=thresh)
+    full = corr(means(h, np.ones((1, h.shape[1])))[:, 0], means(m, np.ones((1, h.shape[1])))[:, 0])
     hs, ms = means(h, counts), means(m, counts)
-    draws = [correlate(name, hs[:, b], ms[:, b], thresh=thresh) for b in range(n)]
+    draws = [corr(hs[:, b], ms[:, b]) for b in range(n)]
     low, high = _percentile(draws, alpha)
     return Interval(value, float(np.clip(low + value - full, -1, 1)), float(np.clip(high + value - full, -1, 1)))

@@ -14,6 +14,15 @@ Metric scores are oriented so that higher is better (an error metric with
 ``higher_is_better = False`` is negated; Asiya's ``-WER``/``-TER`` already are), so every
 correlation with a higher-is-better human score is expected positive.
 
+WMT23/24 statistics (``mteval.meta.wmt_stats``, at parity with mt-metrics-eval): ``acc_eq`` and
+``tau_eq`` (Deutsch et al. 2023: pairwise accuracy / tau with tie calibration, mt-metrics-eval
+``KendallWithTiesOpt`` variants ``acc23`` / ``23``; segment level grouped by item unless
+``--average`` says otherwise, as WMT23/24's ``avg_by='item'``; system level over the system
+vector; the record's ``epsilon`` is the calibrated metric tie threshold; CIs resample items, with
+the threshold re-optimised in every resample), ``spa`` (WMT24 soft pairwise accuracy, system
+level, from the systems' segment scores). With ``--significance`` and Pearson first among the
+``--corr`` correlations, Williams' test rows (``williams:pearson``) join PERM-BOTH and the bootstrap.
+
 Records: ``target`` = the correlation name (``pearson``, ``pearson/mean-removed``,
 ``pearson/weighted``...), ``metric``, ``level``, ``score`` = the correlation, with
 ``correlation``, ``variant`` (plain, mean-removed, weighted), ``n``, ``ci_low``, ``ci_high``;
@@ -35,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from mteval.errors import ConfigError
+from mteval.meta import wmt_stats
 from mteval.meta.assessments import Assessments, read_assessments
 from mteval.meta.correlation import STATISTICS, correlate, mean_removed, pearson
 from mteval.meta.significance import (
@@ -52,6 +62,8 @@ from mteval.store.cache import refset_name
 Record = dict[str, Any]
 PAIR_STATISTICS = ("kendall-wmt12", "kendall-wmt20", "accuracy")
 DEFAULT_CORRELATIONS = ("pearson", "spearman", "kendall", "kendall-wmt12", "accuracy")
+WMT_STATISTICS = ("acc_eq", "tau_eq", "spa")  # mteval.meta.wmt_stats
+KNOWN = (*STATISTICS, *WMT_STATISTICS)
 
 
 @dataclass(frozen=True)
@@ -100,11 +112,11 @@ def system_points(human: Assessments, scores: dict[str, dict[str, ScoreSet]], sy
     return Points(h, metric, ids, ids, None, human_seg if usable else None, metric_seg if usable else None)
 
 
-def _groups(points: Points, name: str, level: str, average: str) -> np.ndarray | None:
+def _groups(points: Points, name: str, level: str, average: str | None) -> np.ndarray | None:
     """Grouping of a statistic: pair statistics stay within segments at segment level."""
     if level == "seg" and name in PAIR_STATISTICS:
         return points.items
-    return {"none": None, "item": points.items, "sys": points.systems}[average]
+    return {"none": None, "item": points.items, "sys": points.systems}[average or "none"]
 
 
 def _variants(points: Points, level: str, mean_remove: bool) -> list[tuple[str, Points]]:
@@ -124,18 +136,22 @@ def _variants(points: Points, level: str, mean_remove: bool) -> list[tuple[str, 
 
 
 def correlation_records(points: Points, level: str, refset: str, correlations: Sequence[str],
-                        average: str = "none", mean_remove: bool = False, n_resamples: int = 1000,
+                        average: str | None = None, mean_remove: bool = False, n_resamples: int = 1000,
                         seed: int = 1234, thresh: float = 25.0) -> list[Record]:
     """One record per metric, correlation and variant, with its bootstrap CI."""
-    unknown = [c for c in correlations if c not in STATISTICS]
+    unknown = [c for c in correlations if c not in KNOWN]
     if unknown:
-        raise ConfigError(f"--corr: unknown correlation(s) {unknown}; known: {', '.join(STATISTICS)}")
+        raise ConfigError(f"--corr: unknown correlation(s) {unknown}; known: {', '.join(KNOWN)}")
     out: list[Record] = []
+    spa = _spa(points, level, n_resamples, seed) if "spa" in correlations else {}
     for variant, pts in _variants(points, level, mean_remove):
         for metric, values in pts.metrics.items():
             for name in correlations:
-                if variant == "mean-removed" and name in PAIR_STATISTICS:
+                if variant == "mean-removed" and name in (*PAIR_STATISTICS, *WMT_STATISTICS):
                     continue  # within-segment pairs: removing the segment mean changes nothing
+                if name in WMT_STATISTICS:
+                    out.append(_wmt_record(pts, level, refset, name, metric, average, n_resamples, seed, spa))
+                    continue
                 if level == "sys" and pts.human_segments is not None and pts.metric_segments is not None:
                     value = correlate(name, pts.human, values, thresh=thresh)
                     ci = system_level_ci(name, value, pts.human_segments, pts.metric_segments[metric],
@@ -150,6 +166,63 @@ def correlation_records(points: Points, level: str, refset: str, correlations: S
         if points.weights is not None and variant == "plain" and level == "seg":
             out += _weighted_records(pts, refset, n_resamples, seed)
     return out
+
+
+def _matrix(points: Points, values: np.ndarray) -> np.ndarray:
+    """The ``(systems, items)`` matrix of segment-level point values (NaN where absent)."""
+    out = np.full((int(points.systems.max()) + 1, int(points.items.max()) + 1), np.nan)
+    out[points.systems, points.items] = values
+    return out
+
+
+def _spa(points: Points, level: str, n_resamples: int, seed: int) -> dict[str, tuple[float, float, float]]:
+    """metric -> (SPA, CI low, CI high) (WMT24; CIs resample the segments, all metrics at once)."""
+    if level != "sys":
+        raise ConfigError("--corr spa is a system-level statistic (WMT24 soft pairwise accuracy): use -G sys")
+    if points.human_segments is None or points.metric_segments is None:
+        raise ConfigError("--corr spa needs segment-level human scores of the systems (a 'system segment score' file)")
+    names = list(points.metric_segments)
+    stack = np.stack([points.metric_segments[m] for m in names])
+    draws = wmt_stats.spa_draws(points.human_segments, stack, n_resamples, seed)
+    return {m: (wmt_stats.soft_pairwise_accuracy(points.human_segments, stack[k]),
+                *wmt_stats.percentile(draws[:, k])) for k, m in enumerate(names)}
+
+
+def _wmt_record(points: Points, level: str, refset: str, name: str, metric: str, average: str | None,
+                n_resamples: int, seed: int, spa: dict[str, tuple[float, float, float]]) -> Record:
+    """One record of a WMT23/24 statistic (acc_eq, tau_eq: with the calibrated epsilon; spa)."""
+    values = points.metrics[metric]
+    n = int((~(np.isnan(points.human) | np.isnan(values))).sum())
+    if name == "spa":
+        value, low, high = spa[metric]
+        return _record(name, refset, metric, level, value, correlation=name, variant="plain", n=n,
+                       ci_low=low, ci_high=high)
+    variant = "acc23" if name == "acc_eq" else "23"
+    if level == "seg":
+        result, low, high = wmt_stats.tie_calibration_ci(_matrix(points, points.human), _matrix(points, values),
+                                                         variant, average or "item", n_resamples, seed=seed)
+    else:
+        result = wmt_stats.tie_calibration(points.human, values, variant, "none")
+        low, high = _system_ci(points, metric, result.value, variant, n_resamples, seed)
+    return _record(name, refset, metric, level, result.value, correlation=name, variant="plain", n=n,
+                   ci_low=low, ci_high=high, epsilon=result.epsilon)
+
+
+def _system_ci(points: Points, metric: str, value: float, variant: str, n_resamples: int,
+               seed: int) -> tuple[float, float]:
+    """CI of a system-level acc_eq / tau_eq: segments resampled (as system_level_ci), else systems."""
+    def stat(h: np.ndarray, m: np.ndarray) -> float:
+        """The tie-calibrated statistic of one system vector."""
+        return wmt_stats.tie_calibration(h, m, variant, "none").value
+
+    if points.human_segments is not None and points.metric_segments is not None:
+        ci = system_level_ci(variant, value, points.human_segments, points.metric_segments[metric],
+                             n=n_resamples, seed=seed, statistic=stat)
+        return ci.low, ci.high
+    rng = np.random.default_rng(seed)
+    size = len(points.human)
+    draws = [stat(points.human[i], points.metrics[metric][i]) for i in rng.integers(0, size, (n_resamples, size))]
+    return wmt_stats.percentile(np.asarray(draws))
 
 
 def _weighted_records(points: Points, refset: str, n_resamples: int, seed: int) -> list[Record]:
@@ -175,9 +248,12 @@ def _weighted_records(points: Points, refset: str, n_resamples: int, seed: int) 
     return out
 
 
-def significance_records(points: Points, level: str, refset: str, correlation: str, average: str = "none",
+def significance_records(points: Points, level: str, refset: str, correlation: str, average: str | None = None,
                          n_resamples: int = 1000, seed: int = 1234, thresh: float = 25.0) -> list[Record]:
-    """Every ordered metric pair A>B: PERM-BOTH and paired-bootstrap p-values."""
+    """Every ordered metric pair A>B: PERM-BOTH and paired-bootstrap p-values (and Williams' test
+    for Pearson)."""
+    if correlation not in STATISTICS:
+        raise ConfigError(f"--significance tests one of {', '.join(STATISTICS)}: put one first in --corr")
     out: list[Record] = []
     groups = _groups(points, correlation, level, average)
     names = list(points.metrics)
@@ -195,7 +271,25 @@ def significance_records(points: Points, level: str, refset: str, correlation: s
             out.append(_record(f"bootstrap:{correlation}", refset, label, level, boot.delta,
                                correlation=correlation, test="bootstrap", p_value=boot.p_value,
                                ci_low=boot.low, ci_high=boot.high))
+            if correlation == "pearson":
+                out.append(_williams_record(points, level, refset, a, b, groups))
     return out
+
+
+def _williams_record(points: Points, level: str, refset: str, a: str, b: str, groups: np.ndarray | None) -> Record:
+    """Williams' test (mt-metrics-eval ``WilliamsSigDiff``) of Pearson(A) > Pearson(B); n = the points
+    with a human and both metric scores; p-value one-sided for H1: A correlates better than B."""
+    ma, mb = points.metrics[a], points.metrics[b]
+    keep = ~(np.isnan(points.human) | np.isnan(ma) | np.isnan(mb))
+    g = None if groups is None else groups[keep]
+
+    def stat(x: np.ndarray, y: np.ndarray) -> float:
+        """Pearson with the grouping of the significance tests."""
+        return correlate("pearson", x, y, g)
+
+    p, r1, r2 = wmt_stats.williams(points.human[keep], ma[keep], mb[keep], stat, n=int(keep.sum()))
+    return _record("williams:pearson", refset, f"{a}>{b}", level, r1 - r2, correlation="pearson",
+                   test="williams", p_value=p if r1 > r2 else 1 - p)
 
 
 def _record(target: str, refset: str, metric: str, level: str, score: float, **extra: Any) -> Record:
@@ -213,9 +307,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-compareSystems", action="store_true",
                         help="paired bootstrap significance of every system pair, for every metric")
     parser.add_argument("--corr", default=",".join(DEFAULT_CORRELATIONS),
-                        help=f"correlations, comma-separated (known: {', '.join(STATISTICS)})")
-    parser.add_argument("--average", default="none", choices=("none", "item", "sys"),
-                        help="segment level grouping of pearson/spearman/kendall (default: none)")
+                        help=f"correlations, comma-separated (known: {', '.join(KNOWN)})")
+    parser.add_argument("--average", default=None, choices=("none", "item", "sys"),
+                        help="segment level grouping of pearson/spearman/kendall (default: none) "
+                             "and of acc_eq/tau_eq (default: item, as WMT23/24)")
     parser.add_argument("--mean-removed", action="store_true", help="also mean-removed correlations (seg)")
     parser.add_argument("--weighted", action="store_true",
                         help="also reference-length-weighted Pearson (seg)")
@@ -234,7 +329,8 @@ def reference_lengths(texts: Any, references: Sequence[str]) -> np.ndarray:
 
 def _do_assessments(args: argparse.Namespace, experiment: Any, cache: Any, sel: Any, texts: Any) -> list[Record]:
     """iqeval -assessments FILE at -G seg or sys."""
-    human = read_assessments(args.assessments, len(texts), texts.documents)
+    human = read_assessments(args.assessments, len(texts), texts.documents,
+                             systems=[*texts.systems, *texts.references])
     refset = refset_name(sel.references)
     scores = {m: {s: cache.load(s, refset, m, len(texts)) for s in sel.systems} for m in sel.metrics}
     correlations = [c.strip() for c in args.corr.split(",") if c.strip()]
@@ -249,7 +345,8 @@ def _do_assessments(args: argparse.Namespace, experiment: Any, cache: Any, sel: 
     out = correlation_records(points, sel.level, refset, correlations, args.average, args.mean_removed,
                               args.resamples, args.seed, args.thresh)
     if args.significance and len(sel.metrics) > 1:
-        out += significance_records(points, sel.level, refset, correlations[0], args.average,
+        tested = next((c for c in correlations if c in STATISTICS), "")
+        out += significance_records(points, sel.level, refset, tested, args.average,
                                     args.resamples, args.seed, args.thresh)
     return out
 
