@@ -54,7 +54,8 @@ class Experiment:
 
     def __init__(self, computed: tuple[Path, str], tmp: Path) -> None:
         shutil.copytree(computed[0] / "cache", tmp / "cache")
-        self.config, self.refset, self.cache = ende_config(tmp, metrics=["BLEU"]), computed[1], tmp / "cache"
+        self.config = ende_config(tmp, metrics=["BLEU"], sets={"own": ["MINE", "OTHER"]})
+        self.refset, self.cache = computed[1], tmp / "cache"
 
     def drop_in(self, text: str | bytes, target: str = "UEdin", metric: str = "MINE", suffix: str = ".xml") -> Path:
         path = self.cache / target / self.refset / f"{metric}{suffix}"
@@ -195,6 +196,7 @@ def test_malformed_file_is_skipped_with_one_warning_in_the_default_view(experime
     assert rows(result, "MINE") == [] and len(rows(result, "OTHER")) == 3 and len(rows(result, "BLEU")) == 3
     assert_user_error(experiment.iqeval("-G", "sys", "-M", "MINE"), f"{bad}:6:", "'high' is not a number")
     assert_user_error(experiment.iqeval("-G", "sys", "-M", "MINE,OTHER,BLEU"), f"{bad}:6:")
+    assert_user_error(experiment.iqeval("-G", "sys", "-M", "own"), f"{bad}:6:")  # a set naming it
 
 
 def test_a_damaged_file_of_our_own_is_not_read_tolerantly(experiment: Experiment) -> None:
