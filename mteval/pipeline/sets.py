@@ -34,7 +34,8 @@ def resolve(experiment: Experiment, option: str, value: str | None, universe: Se
         return tuple(match(list(universe), universe)[0])
     members = experiment.sets.get(value)
     if members is None:
-        literal = [v.strip() for v in value.split(",") if v.strip()]
+        whole, _ = match([value.strip()], universe)  # one name with a comma, e.g. the manual's SR-Or,w-*
+        literal = whole or [v.strip() for v in value.split(",") if v.strip()]
         found, unknown = match(literal, universe)
         if literal and not unknown:
             return tuple(found)
