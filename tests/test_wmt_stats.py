@@ -281,10 +281,12 @@ def test_sampled_search_keeps_an_exact_value(monkeypatch: pytest.MonkeyPatch) ->
     assert result.value == pytest.approx(w.kendall_variants(h, m, "acc23", result.epsilon))
 
 
-def test_acc_eq_draws_equal_tie_calibration_on_the_resamples() -> None:
+@pytest.mark.parametrize("digits", [1, 6])
+def test_acc_eq_draws_equal_tie_calibration_on_the_resamples(digits: int) -> None:
+    """Coarse (metric ties, few thresholds) and fine (a threshold per pair) metric scores."""
     rng = np.random.default_rng(4)
     h = rng.integers(0, 4, (5, 40)).astype(float)
-    m = np.round(rng.random((5, 40)), 1)
+    m = np.round(rng.random((5, 40)), digits)
     h[0, :3] = N
     counts = w.item_resamples(40, 6, seed=9)
     draws = w.acc_eq_draws(h, m, counts)

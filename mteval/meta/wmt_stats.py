@@ -287,7 +287,8 @@ def item_resamples(n_items: int, n: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).multinomial(n_items, np.full(n_items, 1 / n_items), size=n)
 
 
-def acc_eq_draws(human: np.ndarray, metric: np.ndarray, counts: np.ndarray, variant: str = "acc23") -> np.ndarray:
+def acc_eq_draws(human: np.ndarray, metric: np.ndarray, counts: np.ndarray, variant: str = "acc23",
+                 block: int = 32) -> np.ndarray:
     """Item-averaged, tie-calibrated acc_eq / tau_eq of every resample of the items.
 
     ``counts`` is :func:`item_resamples` (``(B, items)``). A resample's value is the maximum over
@@ -304,14 +305,24 @@ def acc_eq_draws(human: np.ndarray, metric: np.ndarray, counts: np.ndarray, vari
     base = c @ np.where(present, sw.agree / per_row, 0.0)
     best = base.copy()
     group = np.r_[0, np.cumsum(sw.diff[1:] != sw.diff[:-1])] if len(sw.diff) else np.zeros(0, int)
-    rising = np.unique(group[sw.delta > 0])
-    if len(rising):  # pair -> the first rising threshold at or after it (later pairs never count)
+    # a threshold can be a maximum only if its group raises some row and the next group lowers one
+    # (an all-rising next group is at least as good in every resample: c_r >= 0)
+    n_groups = int(group[-1]) + 1 if len(group) else 0
+    falls = np.zeros(n_groups + 1, dtype=bool)
+    falls[group[sw.delta < 0]] = True
+    falls[n_groups] = True
+    up = np.unique(group[sw.delta > 0])
+    rising = up[falls[up + 1]]
+    if len(rising):  # pair -> the first candidate threshold at or after it (later pairs never count)
         segment = np.searchsorted(rising, group)
         keep = segment < len(rising)
         steps = scipy.sparse.csr_matrix(
             ((sw.delta / per_row[sw.row])[keep], (segment[keep], sw.row[keep])), shape=(len(rising), len(present)))
-        values = np.cumsum(np.asarray(steps @ c.T), axis=0)
-        best = np.maximum(best, base + values.max(axis=0))
+        for start in range(0, len(c), block):  # (thresholds, block) at a time: cache-sized
+            values = np.asarray(steps @ c[start:start + block].T)
+            np.cumsum(values, axis=0, out=values)
+            part = slice(start, start + block)
+            best[part] = np.maximum(best[part], base[part] + values.max(axis=0))
     with np.errstate(invalid="ignore", divide="ignore"):
         draws = best / (c @ present)
     return 2 * draws - 1 if variant == "23" else draws
@@ -349,18 +360,20 @@ def permutation_signs(n_segments: int, n_permutations: int = 1000, seed: int = 4
 
 
 def pairwise_p_values(scores: np.ndarray, signs: np.ndarray) -> np.ndarray:
-    """p-values of "system i > system j" for every pair i < j (flattened upper triangle; last axis).
+    """p-values of "system i > system j" for every pair i < j (upper triangle, row by row; last axis).
 
     ``scores`` is ``(..., systems, segments)``; p = share of permutations whose delta of summed
-    signed scores is >= the observed delta of sums (float32, as pce.py).
+    signed scores is >= the observed delta of sums (float32, as pce.py), tested as
+    partial_i - sum_i >= partial_j - sum_j (one subtraction per system instead of per pair).
     """
     x = np.asarray(scores, dtype=np.float32)
-    sums = x.sum(axis=-1)
     lead, (n_sys, n_seg) = x.shape[:-2], x.shape[-2:]
-    partial = (signs @ x.reshape(-1, n_seg).T).reshape((len(signs),) + lead + (n_sys,))
-    i, j = np.triu_indices(n_sys, 1)
-    null = partial[..., i] - partial[..., j]  # (permutations, ..., pairs)
-    return (null >= sums[..., i] - sums[..., j]).mean(axis=0)
+    shifted = np.ascontiguousarray((signs @ x.reshape(-1, n_seg).T).T).reshape(lead + (n_sys, len(signs)))
+    shifted -= x.sum(axis=-1)[..., None]
+    counts = [np.count_nonzero(shifted[..., i:i + 1, :] >= shifted[..., i + 1:, :], axis=-1) for i in range(n_sys - 1)]
+    if not counts:
+        return np.zeros(lead + (0,))
+    return np.concatenate(counts, axis=-1) / len(signs)
 
 
 def soft_pairwise_accuracy(human: np.ndarray, metric: np.ndarray, n_permutations: int = 1000,
