@@ -38,8 +38,8 @@ from mteval.errors import MtevalError
 
 AVERAGES = ("none", "item", "sys")
 VARIANTS = ("b", "c", "23", "acc23")
-_CHUNK = 1 << 21  # pairs per block: bounded memory for 'none' over 10,000 segments (5e7 pairs)
-MAX_SEARCH_PAIRS = 20_000_000  # beyond this the epsilon search samples pairs (see tie_calibration)
+_CHUNK = 1 << 20  # pairs per block: bounded memory for 'none' over 10,000 segments (5e7 pairs)
+MAX_SEARCH_PAIRS = 5_000_000  # beyond this the epsilon search samples pairs (about 100 MB; see tie_calibration)
 _TOL = 1e-12  # values this close to the maximum count as maximal (the smallest epsilon wins)
 
 
