@@ -122,6 +122,34 @@ def test_chunked_draws_equal_one_draw(monkeypatch: pytest.MonkeyPatch) -> None:
     assert np.array_equal(whole_ar.p_value, chunked_ar.p_value)
 
 
+@pytest.mark.parametrize("bootstrap", [True, False])
+def test_float32_sums_are_exact(bootstrap: bool) -> None:
+    """Integral columns whose sums stay under 2**24 go through float32; the sums equal float64's."""
+    rng = np.random.default_rng(8)
+    stats = np.concatenate([rng.integers(0, 50, size=(3, 40, 2)),  # float32
+                            rng.integers(0, 2**20, size=(3, 40, 1)),  # S x max and sum reach 2**24
+                            rng.random(size=(3, 40, 1))], axis=2)  # not integral
+    packed = paired._pack({"x": MetricInput(stats, ratio)}, bootstrap=bootstrap)
+    assert list(packed.exact) == [0, 1, 4, 5, 8, 9] and list(packed.other) == [2, 3, 6, 7, 10, 11]
+    if bootstrap:
+        weights = multiplicities(rng.choice(40, size=(30, 40), replace=True), 40)
+    else:
+        weights = rng.integers(2, size=(30, 40)).astype(np.float64)
+    assert np.array_equal(packed.weighted_sums(weights).reshape(30, -1), weights @ packed.columns)
+
+
+def test_randomization_of_baseline_pairs_only() -> None:
+    metrics = {"r": MetricInput(random_stats(9), ratio)}
+    every = paired_randomization(metrics, names(4), n=100)["r"]
+    some = paired_randomization(metrics, names(4), baseline="sys2", n=100, pairs="baseline")["r"]
+    assert np.array_equal(some.p_value[2], every.p_value[2]) and np.array_equal(some.p_value[:, 2], every.p_value[:, 2])
+    assert np.isnan(some.p_value[0, 1]) and [p.system for p in some.versus()] == ["sys0", "sys1", "sys3"]
+    with pytest.raises(ConfigError, match="every pair"):
+        some.clusters()
+    with pytest.raises(ConfigError, match="unknown pairs"):
+        paired_randomization(metrics, names(4), pairs="some")
+
+
 def test_several_metrics_in_one_pass_equal_separate_runs() -> None:
     stats = random_stats(4)
     both = {"r": MetricInput(stats, ratio),

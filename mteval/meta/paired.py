@@ -50,6 +50,7 @@ BS_RESAMPLES = 1000  # sacreBLEU's --paired-bs-n
 AR_TRIALS = 10000  # sacreBLEU's --paired-ar-n
 CHUNK_ELEMENTS = 1 << 22  # floats per array of a chunk of resamples (32 MB)
 ROW_ALIGN = 64  # chunk rows: numpy draws booleans 32 to a word, so chunks of 64k rows keep the stream
+FLOAT32_EXACT = float(1 << 24)  # float32 holds every integer below this: such integer sums are exact
 TIE_TOLERANCE = 1e-9  # a resampled statistic within this (relative, at least absolute) of the observed ties
 
 ScoreFunction = Callable[[np.ndarray], np.ndarray]
@@ -216,16 +217,34 @@ def _validate(metrics: Mapping[str, MetricInput], systems: Sequence[str], baseli
 
 @dataclass(frozen=True)
 class _Packed:
-    """Every metric's statistics side by side: ``columns`` (S, systems x width), metric column slices."""
+    """Every metric's statistics side by side, ``columns`` (S, systems x width), with the metric
+    column slices; the columns whose weighted sums float32 holds exactly (:data:`FLOAT32_EXACT`)
+    are summed in float32 (twice as fast), the others in float64."""
 
     columns: np.ndarray
     slices: dict[str, slice]
     n_systems: int
     width: int
+    exact: np.ndarray
+    other: np.ndarray
+    exact32: np.ndarray
+    other64: np.ndarray
+
+    def weighted_sums(self, weights: np.ndarray) -> np.ndarray:
+        """``weights @ columns`` as ``(rows, systems, width)``."""
+        out = np.empty((len(weights), self.columns.shape[1]))
+        if len(self.exact):
+            out[:, self.exact] = weights.astype(np.float32) @ self.exact32
+        if len(self.other):
+            out[:, self.other] = weights.astype(np.float64) @ self.other64
+        return out.reshape(len(weights), self.n_systems, self.width)
 
 
-def _pack(metrics: Mapping[str, MetricInput]) -> _Packed:
-    """Concatenate the metrics' statistics along k and lay systems side by side (one matmul)."""
+def _pack(metrics: Mapping[str, MetricInput], bootstrap: bool) -> _Packed:
+    """Concatenate the metrics' statistics along k and lay systems side by side (one matmul).
+
+    A column is summed in float32 when it is integral and no weighted sum can reach 2**24:
+    ``S x max |x|`` for bootstrap multiplicities (they add up to S), ``sum |x|`` for 0/1 masks."""
     stats = np.concatenate([m.stats for m in metrics.values()], axis=2)
     n_systems, n_segments, width = stats.shape
     slices, start = {}, 0
@@ -233,7 +252,12 @@ def _pack(metrics: Mapping[str, MetricInput]) -> _Packed:
         slices[name] = slice(start, start + metric.stats.shape[2])
         start += metric.stats.shape[2]
     columns = np.ascontiguousarray(stats.transpose(1, 0, 2).reshape(n_segments, n_systems * width))
-    return _Packed(columns, slices, n_systems, width)
+    magnitude = np.abs(columns)
+    bound = n_segments * magnitude.max(axis=0) if bootstrap else magnitude.sum(axis=0)
+    is_exact = (columns == np.round(columns)).all(axis=0) & (bound < FLOAT32_EXACT)
+    exact, other = np.flatnonzero(is_exact), np.flatnonzero(~is_exact)
+    return _Packed(columns, slices, n_systems, width, exact, other,
+                   np.ascontiguousarray(columns[:, exact], dtype=np.float32), np.ascontiguousarray(columns[:, other]))
 
 
 def _scores(metric: MetricInput, sums: np.ndarray) -> np.ndarray:
@@ -259,13 +283,13 @@ def multiplicities(indices: np.ndarray, n_segments: int) -> np.ndarray:
 
 def bootstrap_scores(metrics: Mapping[str, MetricInput], n: int, seed: int) -> dict[str, np.ndarray]:
     """Every system's score on each of ``n`` bootstrap resamples: metric -> ``(systems, n)``."""
-    packed = _pack(metrics)
+    packed = _pack(metrics, bootstrap=True)
     n_segments = packed.columns.shape[0]
     rng = np.random.default_rng(seed)
     parts: dict[str, list[np.ndarray]] = {name: [] for name in metrics}
     for rows in _chunk_rows(n, max(n_segments, packed.columns.shape[1])):
         counts = multiplicities(rng.choice(n_segments, size=(rows, n_segments), replace=True), n_segments)
-        sums = (counts @ packed.columns).reshape(rows, packed.n_systems, packed.width)
+        sums = packed.weighted_sums(counts)
         for name, metric in metrics.items():
             parts[name].append(_scores(metric, sums[..., packed.slices[name]]).T)
     return {name: np.concatenate(p, axis=1) for name, p in parts.items()}
@@ -342,9 +366,9 @@ def randomization_p_values(metrics: Mapping[str, MetricInput], pairs: np.ndarray
     """Approximate-randomisation p-values of the system ``pairs`` (P, 2): metric -> (P,).
 
     With a trial's mask ``x`` (True: keep), pseudo-system A sums ``x`` rows of system i and the
-    other rows of system j: ``x @ s_i + (total_j - x @ s_j)``; B gets the rest (sacreBLEU's
-    ``shuf_a``/``shuf_b`` with i the baseline)."""
-    packed = _pack(metrics)
+    other rows of system j, ``x @ s_i + (total_j - x @ s_j) = total_j + delta``, and B
+    ``total_i - delta`` (sacreBLEU's ``shuf_a``/``shuf_b`` with i the baseline)."""
+    packed = _pack(metrics, bootstrap=False)
     n_segments = packed.columns.shape[0]
     totals = packed.columns.sum(axis=0).reshape(packed.n_systems, packed.width)
     first, second = pairs[:, 0], pairs[:, 1]
@@ -354,12 +378,11 @@ def randomization_p_values(metrics: Mapping[str, MetricInput], pairs: np.ndarray
         observed[name] = np.abs(full[first] - full[second])
     beyond = {name: np.zeros(len(pairs), dtype=np.int64) for name in metrics}
     rng = np.random.default_rng(seed)
-    width = max(n_segments, packed.columns.shape[1], 2 * len(pairs) * packed.width)
+    width = max(n_segments, packed.columns.shape[1], 3 * len(pairs) * packed.width)
     for rows in _chunk_rows(n, width):
-        mask = rng.integers(2, size=(rows, n_segments), dtype=bool)
-        kept = (mask.astype(np.float64) @ packed.columns).reshape(rows, packed.n_systems, packed.width)
-        pseudo_a = kept[:, first] + (totals[second] - kept[:, second])
-        pseudo_b = (totals[first] - kept[:, first]) + kept[:, second]
+        kept = packed.weighted_sums(rng.integers(2, size=(rows, n_segments), dtype=bool))
+        delta = kept[:, first] - kept[:, second]
+        pseudo_a, pseudo_b = totals[second] + delta, totals[first] - delta
         for name, metric in metrics.items():
             cols = packed.slices[name]
             trial = np.abs(_scores(metric, pseudo_a[..., cols]) - _scores(metric, pseudo_b[..., cols]))
@@ -367,22 +390,35 @@ def randomization_p_values(metrics: Mapping[str, MetricInput], pairs: np.ndarray
     return {name: (count + 1) / (n + 1) for name, count in beyond.items()}
 
 
+def _randomization_pairs(systems: Sequence[str], baseline: str | None, pairs: str) -> np.ndarray:
+    """``all``: every unordered pair; ``baseline``: the baseline (default: the first system) with
+    every other system, sacreBLEU's work."""
+    if pairs == "all":
+        return _pairs(len(systems))
+    if pairs != "baseline":
+        raise ConfigError(f"unknown pairs {quote(pairs)}: use all or baseline")
+    b = list(systems).index(baseline) if baseline is not None else 0
+    return np.array([(b, i) for i in range(len(systems)) if i != b], dtype=np.intp).reshape(-1, 2)
+
+
 def paired_randomization(metrics: Mapping[str, MetricInput], systems: Sequence[str], baseline: str | None = None,
                          n: int = AR_TRIALS, seed: int = DEFAULT_SEED, alpha: float = 0.05,
-                         count_ties: bool = False) -> dict[str, Comparison]:
+                         count_ties: bool = False, pairs: str = "all") -> dict[str, Comparison]:
     """Paired approximate randomisation (Riezler & Maxwell 2005; sacreBLEU's ``--paired-ar``) of every
-    pair of systems, for every metric: metric name -> :class:`Comparison` (no intervals: NaN)."""
+    pair of systems (``pairs="all"``) or of the baseline with every other (``"baseline"``: other
+    p-values NaN, no clusters), for every metric: metric name -> :class:`Comparison` (intervals NaN)."""
     settings = Settings(n, seed, alpha, count_ties)
     _validate(metrics, systems, baseline)
     m = len(systems)
-    pairs = _pairs(m)
-    p_values = randomization_p_values(metrics, pairs, int(settings.n), int(settings.seed), count_ties)
+    tested = _randomization_pairs(systems, baseline, pairs)
+    p_values = randomization_p_values(metrics, tested, int(settings.n), int(settings.seed), count_ties)
     out = {}
     nan_m, nan_mm = np.full(m, np.nan), np.full((m, m), np.nan)
     for name, metric in metrics.items():
         full = _full_scores(metric)
-        p = np.ones((m, m))
-        p[pairs[:, 0], pairs[:, 1]] = p[pairs[:, 1], pairs[:, 0]] = p_values[name]
+        p = np.full((m, m), np.nan)
+        np.fill_diagonal(p, 1.0)
+        p[tested[:, 0], tested[:, 1]] = p[tested[:, 1], tested[:, 0]] = p_values[name]
         out[name] = Comparison(name, "ar", tuple(systems), metric.higher_is_better, settings, full,
                                nan_m, nan_m, nan_m, full[:, None] - full[None, :], nan_mm, nan_mm, p, baseline)
     return out
