@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import shutil
+import zlib
 from pathlib import Path
 
 import pytest
@@ -209,3 +210,27 @@ def test_sample_config_pair_is_the_manual_example(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0].split() == ["SYS:SEG", "BLEU-4", "NIST-5", "QUEEN"]
     assert result.stdout.splitlines()[2].startswith("Facebook-AI.de:1 ")
+
+
+@pytest.mark.parametrize(("extra", "fragments"), [
+    ("ref=reference_file.txt.1", (":13:", "key 'references' belongs in the experiment file")),
+    ("NAME=other", (":13:", "key 'name' belongs in the experiment file")),
+    ("doBLEU", ("do<FAMILY> lines belong in the experiment file",)),
+    ("metrics=NEWMETRIC a/b", ("key 'metrics'", "'a/b' contains a path separator")),
+    ("metrics_X= BLEU-4 a/b", ("set 'metrics_X' (-M) names unknown items a/b",)),
+])
+def test_iqeval_config_refusals(manual: Path, extra: str, fragments: tuple[str, ...]) -> None:
+    """An IQeval.config holds setup=, metrics= and sets; anything else is one line, exit 2."""
+    name = f"bad-{zlib.crc32(extra.encode())}.config"
+    text = (manual / "IQeval.config").read_text(encoding="utf-8")
+    (manual / name).write_text(text + extra + "\n", encoding="utf-8")
+    assert_user_error(run("IQeval", "-doOQ", "-M", "metrics_X", name, cwd=manual), name, *fragments)
+
+
+def test_iqeval_config_never_names_itself_or_another(manual: Path) -> None:
+    (manual / "self.config").write_text("setup=self.config\n", encoding="utf-8")
+    assert_user_error(run("IQeval", "-doOQ", "self.config", cwd=manual), "self.config:1: setup= names this file")
+    (manual / "chain.config").write_text("setup=IQeval.config\n", encoding="utf-8")
+    assert_user_error(run("IQeval", "-doOQ", "chain.config", cwd=manual), "chain.config:1:", "itself an IQeval.config")
+    result = run("IQsetup", "IQeval.config", "other.config", cwd=manual)
+    assert_user_error(result, "IQeval.config: is an IQeval.config; give the experiment file")
