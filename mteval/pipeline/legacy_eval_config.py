@@ -46,7 +46,7 @@ def overlay(mapping: LinedMapping, path: Path) -> Experiment:
     base_path = resolve_path(path.parent, mapping["setup"], "setup", path, line_of(mapping, "setup"))
     if base_path.resolve() == path.resolve():
         raise ConfigError("setup= names this file itself", path, line_of(mapping, "setup"))
-    if _has_setup(base_path):
+    if is_eval_config(base_path):
         raise ConfigError(f"setup= names {base_path}, itself an IQeval.config; name the experiment file",
                           path, line_of(mapping, "setup"))
     base = load(base_path)
@@ -57,8 +57,8 @@ def overlay(mapping: LinedMapping, path: Path) -> Experiment:
     return experiment
 
 
-def _has_setup(path: Path) -> bool:
-    """Whether a file is itself an IQeval.config (a ``setup=`` line)."""
+def is_eval_config(path: Path) -> bool:
+    """Whether an experiment file is an IQeval.config (it names its experiment with a ``setup=`` line)."""
     try:
         text = read_config_text(path)
     except ConfigError:
@@ -153,11 +153,6 @@ def with_user_sets(experiment: Experiment, kept: str, out: Path) -> Experiment:
     result = dataclasses.replace(experiment, sets=sets)
     check_set_names(result, mapping.get("sets"), out)
     return result
-
-
-def is_eval_config(path: Path) -> bool:
-    """Whether an experiment file is an IQeval.config (it names its experiment with ``setup=``)."""
-    return _has_setup(path)
 
 
 def write_eval_config(experiment: Experiment, setup_path: Path, out: Path, metrics: list[str],
