@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import lzma
 from collections import defaultdict
 from collections.abc import Collection
 from functools import cache
@@ -36,3 +37,23 @@ def ruen_lines(path: str, n: int = N_SEGMENTS) -> list[str]:
     """The first ``n`` lines of a WMT21 ru-en file (e.g. ``refs/A.en``)."""
     with open(RUEN / path, encoding="utf-8") as f:
         return [line.rstrip("\n") for line in f][:n]
+
+
+# The committed mteval-v13a oracle for every line (tests/data/oracles/README.md): BLEU, NIST (A, B, A+B) and
+# the 4-decimal individual per-order scores (A, segments only), lines 1-1000 of ../shared/data/wmt21-ruen.
+FULL_MTEVAL_ORACLE = Path(__file__).resolve().parent / "data" / "oracles" / "mteval-v13a-wmt21ruen-1000.tsv.xz"
+FULL_MTEVAL_METRICS = ("BLEU", "NIST") + tuple(f"NISTi-{n}" for n in range(1, 6)) + tuple(
+    f"BLEUi-{n}" for n in range(1, 5))
+N_FULL_SEGMENTS = 1000
+
+
+@cache
+def read_full_mteval_oracle() -> OracleTable:
+    """(metric, target, references) -> {segment or '-': printed score}, as :func:`read_oracle`."""
+    table: OracleTable = defaultdict(dict)
+    with lzma.open(FULL_MTEVAL_ORACLE, "rt", encoding="utf-8") as f:
+        for row in csv.DictReader(f, delimiter="\t"):
+            for metric in FULL_MTEVAL_METRICS:
+                if row[metric]:
+                    table[(metric, row["target"], row["references"])][row["segment"]] = row[metric]
+    return dict(table)
