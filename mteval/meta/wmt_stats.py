@@ -39,7 +39,7 @@ from mteval.errors import MtevalError
 AVERAGES = ("none", "item", "sys")
 VARIANTS = ("b", "c", "23", "acc23")
 _CHUNK = 1 << 20  # pairs per block: bounded memory for 'none' over 10,000 segments (5e7 pairs)
-MAX_SEARCH_PAIRS = 5_000_000  # beyond this the epsilon search samples pairs (about 100 MB; see tie_calibration)
+MAX_SEARCH_PAIRS = 2_000_000  # beyond this the epsilon search samples pairs (see tie_calibration)
 _TOL = 1e-12  # values this close to the maximum count as maximal (the smallest epsilon wins)
 
 
@@ -220,14 +220,16 @@ def sweep(flat: Flat, sample_rate: float = 1.0, seed: int = 1234, nonzero_only: 
         pairs += np.bincount(row, minlength=flat.n_rows)
         delta = np.where(cls == 0, -1, np.where(cls == 2, 1, 0)).astype(np.int8)
         sel = delta != 0 if nonzero_only else slice(None)
-        rows.append(row[sel])
+        rows.append(row[sel].astype(np.int32))
         diffs.append(np.abs(flat.metric[j] - flat.metric[i])[sel])
         deltas.append(delta[sel])
-    row_all = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
     diff_all = np.concatenate(diffs) if diffs else np.zeros(0)
+    del diffs
     order = np.argsort(diff_all, kind="stable")
-    delta_all = np.concatenate(deltas) if deltas else np.zeros(0, dtype=np.int8)
-    return Sweep(row_all[order], diff_all[order], delta_all[order], agree, pairs)
+    diff_all = diff_all[order]
+    row_all = (np.concatenate(rows) if rows else np.zeros(0, dtype=np.int32))[order]
+    delta_all = (np.concatenate(deltas) if deltas else np.zeros(0, dtype=np.int8))[order]
+    return Sweep(row_all, diff_all, delta_all, agree, pairs)
 
 
 def _trace(sw: Sweep) -> tuple[np.ndarray, np.ndarray]:
