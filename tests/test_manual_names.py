@@ -136,6 +136,15 @@ def test_manual_names_at_system_level(experiment: tuple[dict[str, Path], dict]) 
     assert seen == set(MANUAL)
 
 
+def test_comma_in_a_name_of_a_list(experiment: tuple[dict[str, Path], dict]) -> None:
+    """-M 'SR-Or,w-*,SR-Or(*)': two names (the first has a comma), one metric shown once."""
+    configs, _ = experiment
+    shown = run("iqeval", "-doOQ", "--tsv", "-M", "SR-Or,w-*,SR-Or(*)", str(configs["SR-Or,w-*"]))
+    assert shown.returncode == 0, shown.stderr
+    assert {r["metric"] for r in _rows(shown.stdout)} == {"SR-Or,w-*"}
+    assert "metric SR-Or(*) is the same as SR-Or,w-*; used once as SR-Or,w-*" in shown.stderr
+
+
 def test_ne_star_spellings_mean_different_metrics(experiment: tuple[dict[str, Path], dict]) -> None:
     """The data tells NE-Oe(*) from NE-Oe(**) (so the NE rows above can catch a swap)."""
     _, expected = experiment

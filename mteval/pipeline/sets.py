@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from mteval.errors import ConfigError, quote
 from mteval.metrics import registry
@@ -34,8 +34,7 @@ def resolve(experiment: Experiment, option: str, value: str | None, universe: Se
         return tuple(match(list(universe), universe)[0])
     members = experiment.sets.get(value)
     if members is None:
-        whole, _ = match([value.strip()], universe)  # one name with a comma, e.g. the manual's SR-Or,w-*
-        literal = whole or [v.strip() for v in value.split(",") if v.strip()]
+        literal = _split(value, _is_known(option, universe))
         found, unknown = match(literal, universe)
         if literal and not unknown:
             return tuple(found)
@@ -50,6 +49,27 @@ def resolve(experiment: Experiment, option: str, value: str | None, universe: Se
         raise ConfigError(f"set {quote(value)} ({option}) names unknown items {_few(unknown)}; known: "
                           f"{_few(universe)}", experiment.config_path)
     return tuple(found)
+
+
+def _is_known(option: str, universe: Sequence[str]) -> Callable[[str], bool]:
+    """Whether a name is in ``universe`` (for -M: or names one of its metrics)."""
+    names = set(universe)
+    if option != "-M":
+        return names.__contains__
+    metrics = {registry.canonical(u) for u in universe}
+    return lambda name: name in names or registry.canonical(name) in metrics
+
+
+def _split(value: str, known: Callable[[str], bool]) -> list[str]:
+    """Comma-separated names; adjacent pieces that together form a ``known`` name stay one name
+    (the manual's ``SR-Or,w-*``), the longest such run first."""
+    parts = [p.strip() for p in value.split(",")]
+    out, i = [], 0
+    while i < len(parts):
+        j = next((j for j in range(len(parts), i + 1, -1) if known(",".join(parts[i:j]))), i + 1)
+        out.append(",".join(parts[i:j]))
+        i = j
+    return [name for name in out if name]
 
 
 def _members_in(names: list[str], universe: Sequence[str]) -> tuple[list[str], list[str]]:
