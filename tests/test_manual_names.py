@@ -21,7 +21,9 @@ from helpers import ENDE, RUEN, ende_config, run
 from test_layers_phrase import CAT
 from test_ling_families import MAT, scores, side
 
+from mteval.errors import ConfigError
 from mteval.io.corpus import DocumentIndex
+from mteval.metrics import aliases, registry
 from mteval.metrics.base import Side
 from mteval.metrics.meteor import MeteorFamily
 
@@ -242,3 +244,24 @@ def test_sp_oiob_by_iob_label() -> None:
     assert s["SP-Oiob(B-VP)"][0] == 1.0 and s["SP-Oiob(O)"][0] == 1.0
     assert s["SP-Oiob(*)"][0] == pytest.approx(5 / 9)
     assert np.all(scores("SP", side("ref", MAT), [side("ref", MAT)])["SP-Oiob(*)"] == 1.0)
+
+
+def test_registry_expand_keeps_spellings_one_per_metric(caplog: pytest.LogCaptureFixture) -> None:
+    names = registry.expand(["NE-Oe-*", "BLEU", "BLEU-4", "SP", "NE-Oe(**)", "RG-SUs", "ROUGE"])
+    assert names[:2] == ["NE-Oe-*", "BLEU"] and "BLEU-4" not in names and "NE-Oe(**)" not in names
+    assert "SP-Op(*)" in names and "SP-lNIST" not in names and "SP-lNIST-5" in names  # a family: registered names
+    assert "RG-SUs" in names and "ROUGE-SU*" not in names and "ROUGE-1" in names
+    assert "metric BLEU-4 is the same as BLEU; computed once as BLEU" in caplog.text
+    assert "NE-Oe(**) is the same as NE-Oe-*" in caplog.text and "ROUGE-SU*" not in caplog.text  # from a family
+    assert registry.canonical("SR-Or,w-*") == "SR-Or(*)" and registry.canonical("MyMetric") == "MyMetric"
+    assert registry.family_of("MTR-exact") == "METEOR" and registry.variants_of("ROUGE")[0] == "ROUGE-1"
+    assert registry.dedupe(["MyMetric", "RG-L", "ROUGE-L", "MyMetric"]) == ["MyMetric", "RG-L"]
+    with pytest.raises(ConfigError, match="did you mean 'NE-Me-LOC'"):
+        registry.expand(["NE-Me-L0C"])
+
+
+def test_alias_table_refuses_a_clash() -> None:
+    with pytest.raises(ValueError, match="also registered"):
+        aliases.build(["SP-Op(NN)", "SP-Op-NN"])
+    with pytest.raises(ValueError, match="no such canonical"):
+        aliases.build(["BLEU"])

@@ -150,7 +150,8 @@ def variants_of(name: str) -> tuple[str, ...]:
     else:
         raise ConfigError(f"unknown metric family {quote(name)}{did_you_mean(name)}; known: "
                           f"{', '.join(family_names())}")
-    return tuple(dict.fromkeys(_ALIASES.get(v, v) for v in members))
+    own = [v for v in members if v not in _ALIASES]
+    return tuple(dict.fromkeys(own + [_ALIASES[v] for v in members if v in _ALIASES]))
 
 
 def expand(names: Iterable[str]) -> list[str]:
