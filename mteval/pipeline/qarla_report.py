@@ -50,7 +50,7 @@ def _stack(cache: ScoreSource, targets: Sequence[str], others: Sequence[str], me
     for i, target in enumerate(targets):
         for j, other in enumerate(others):
             if target != other:
-                out[i, j] = cache.load(target, other, metric, n_segments).segments[rows]
+                out[i, j] = cache.load(target, refset_name([other]), metric, n_segments).segments[rows]
     return out
 
 

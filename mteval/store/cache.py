@@ -1,6 +1,8 @@
 """The score cache: ``ROOT/TARGET/REFSET/METRIC.xml`` (IQMT manual §4.1.2).
 
-REFSET is one reference name, or several joined with ``_`` (multi-reference scores, for -doOQ).
+REFSET is one reference name, or several joined with ``_`` (multi-reference scores, for -doOQ); a
+``_`` inside a name is written ``%5F`` there, so that the folder names stay unambiguous
+(:mod:`mteval.store.refsets`).
 Files users drop in (``.xml`` or Asiya's ``.xml.gz``) are read like computed ones, and also in the
 manual's own, not well-formed, layout (``<S n="1">0.85`` without end tags; ``iqmt_tolerant``). Writes are
 atomic (temporary file in the same folder, then rename), so an interrupted run leaves either the
@@ -17,6 +19,7 @@ from mteval.errors import CacheError
 from mteval.files import write_atomic
 from mteval.names import check_component
 from mteval.scores import ScoreSet
+from mteval.store import refsets
 from mteval.store.iqxml import ScoreFile, parse, to_xml
 
 SUFFIXES = (".xml", ".xml.gz")
@@ -24,8 +27,9 @@ LOG = logging.getLogger(__name__)
 
 
 def refset_name(references: list[str] | tuple[str, ...]) -> str:
-    """Directory name of a reference set: names joined with ``_`` in the given order."""
-    return "_".join(references)
+    """Directory name of a reference set: names joined with ``_`` in the given order (a ``_`` inside
+    a name written ``%5F``: :func:`mteval.store.refsets.join`)."""
+    return refsets.join(references)
 
 
 def atomic_write(path: Path, data: bytes) -> None:
