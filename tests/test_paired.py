@@ -296,8 +296,8 @@ def test_bad_input() -> None:
     with pytest.raises(ConfigError, match="unknown baseline 'nope'") as e:
         paired_randomization(good, names(3), baseline="nope")
     one_line(e.value)
-    mixed = {"r": good["r"], "short": MetricInput(random_stats(0, systems=3, segments=30), ratio)}
-    with pytest.raises(InputError, match="metrics differ in segment count: 'r' 37, 'short' 30") as e:
+    mixed = {"r": good["r"], "r2": good["r"], "short": MetricInput(random_stats(0, systems=3, segments=30), ratio)}
+    with pytest.raises(InputError, match="metrics differ in segment count: 'r' 37, 'short' 30$") as e:
         paired_bootstrap(mixed, names(3))
     one_line(e.value)
     with pytest.raises(InputError, match="scores of 3 systems, expected 2"):
@@ -310,6 +310,8 @@ def test_bad_input() -> None:
         paired_randomization(good, names(3), alpha=1.5)
     with pytest.raises(ConfigError, match="seed"):
         paired_bootstrap(good, names(3), seed=-1)
+    with pytest.raises(InputError, match="no segments"):
+        paired_bootstrap({"r": MetricInput(np.zeros((2, 0, 1)), ratio)}, names(2))
     with pytest.raises(InputError, match="finite"):
         MetricInput(np.full((2, 3, 1), np.nan), ratio)
     with pytest.raises(InputError, match="systems, segments, k"):

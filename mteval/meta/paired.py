@@ -24,13 +24,14 @@ Random streams are sacreBLEU 2.6.0's for the same seed (its ``SACREBLEU_SEED``, 
 bootstrap indices ``default_rng(seed).choice(S, size=(n, S))``, randomisation masks
 ``default_rng(seed).integers(2, size=(n, S), dtype=bool)`` (True: the segment keeps its systems),
 the same stream for every pair, as sacreBLEU reseeds for every system. Given the same statistics
-and score function, every p-value, mean and interval equals sacreBLEU's ``--paired-bs`` /
-``--paired-ar`` (tests/test_paired.py).
+and score function, the p-values equal sacreBLEU's ``--paired-bs`` / ``--paired-ar``, and the
+bootstrap means and intervals too, up to sacreBLEU's float32 sums (tests/test_paired.py).
 
 Vectorised: a resample is a row of multiplicities (bootstrap) or of 0/1 (randomisation) over the
 segments; one matrix product with every system's and metric's statistics side by side,
-``(S, systems x sum of k)``, gives every summed statistics row; resamples are drawn in chunks
-(:data:`CHUNK_ELEMENTS`) so memory stays bounded, the stream unchanged.
+``(S, systems x sum of k)``, gives every summed statistics row (float32 where that is exact);
+resamples are drawn in chunks (:data:`CHUNK_ELEMENTS`) so memory stays bounded, the stream
+unchanged. docs/significance-systems.md has the choices and the parity and speed figures.
 """
 
 from __future__ import annotations
@@ -207,11 +208,13 @@ def _validate(metrics: Mapping[str, MetricInput], systems: Sequence[str], baseli
     for name, metric in metrics.items():
         if metric.stats.shape[0] != len(systems):
             raise InputError(f"{quote(name)}: scores of {metric.stats.shape[0]} systems, expected {len(systems)}")
-    counts = {name: metric.stats.shape[1] for name, metric in metrics.items()}
-    if len(set(counts.values())) > 1:
-        shown = ", ".join(f"{quote(k, 30)} {v}" for k, v in list(counts.items())[:4])
+    first_with: dict[int, str] = {}  # segment count -> the first metric with it
+    for name, metric in metrics.items():
+        first_with.setdefault(metric.stats.shape[1], name)
+    if len(first_with) > 1:
+        shown = ", ".join(f"{quote(name, 30)} {count}" for count, name in list(first_with.items())[:4])
         raise InputError(f"metrics differ in segment count: {shown}")
-    if not next(iter(counts.values())):
+    if 0 in first_with:
         raise InputError("no segments to resample")
 
 
