@@ -22,7 +22,7 @@ demo-syntax: install
 
 # type-checked core (the metric families and measures are checked by ruff only, for now)
 MYPY_PATHS = mteval/io mteval/store mteval/cli mteval/pipeline/safe_yaml.py mteval/errors.py mteval/names.py mteval/files.py mteval/annotate/chunking.py mteval/scores.py mteval/metrics/base.py \
-	mteval/metrics/registry.py mteval/metrics/bleu_nist.py mteval/metrics/ngram_stats.py \
+	mteval/metrics/registry.py mteval/metrics/aliases.py mteval/metrics/bleu_nist.py mteval/metrics/ngram_stats.py \
 	mteval/pipeline/config.py mteval/pipeline/setup.py mteval/pipeline/evaluate.py mteval/pipeline/sets.py \
 	mteval/pipeline/texts.py mteval/pipeline/trial.py mteval/pipeline/hybrid.py mteval/pipeline/annotation.py \
 	mteval/meta/qarla.py mteval/meta/king.py mteval/meta/jack.py mteval/meta/optimize.py mteval/meta/correlation.py \

@@ -7,7 +7,7 @@ Examples::
     mteval models info en               # which Stanza models an experiment in English would use
     mteval models download en           # Stanza's official models (needs internet)
     mteval hybridize configs/example-syntax.yaml --out hyb/   # write extended references + Table 5
-    mteval tune configs/example.yaml --assessments data/wmt21-ende-sample/human/mqm.tsv -M BLEU,NIST
+    mteval tune configs/example-docids.yaml --assessments data/wmt21-ruen-sample/human/da.tsv -M BLEU,NIST
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from mteval.cli.common import run_command
+from mteval.cli.common import run_command, verbatim_values
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,6 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--assessments", required=True, help="Asiya CSV or 'system segment score' TSV")
     tune.add_argument("-M", dest="metrics", required=True, help="feature metrics: a set name or comma-separated")
     tune.add_argument("--name", default="TUNED", help="name of the learned metric in the cache")
+    tune.add_argument("--folds-by-line", action="store_true",
+                      help="texts with one document (plain text without docids:): folds of odd and even "
+                           "segments instead of documents (warned: optimistic test correlations)")
     return parser
 
 
@@ -53,7 +56,8 @@ def tune(args: argparse.Namespace) -> int:
 
     experiment = load(args.config)
     features = resolve(experiment, "-M", args.metrics, default_metrics(experiment, ScoreCache(experiment.cache)))
-    result = tune_metric(experiment, load_texts(experiment), tuple(features), args.assessments, args.name)
+    result = tune_metric(experiment, load_texts(experiment), tuple(features), args.assessments, args.name,
+                         folds_by_line=args.folds_by_line)
     test = result.validation.test
     print(f"{result.points} judged segments; two-fold test correlation {test[0]:.4f} / {test[1]:.4f} "
           f"(mean {result.validation.mean_test:.4f}; weighted, mean-removed)")
@@ -133,7 +137,7 @@ def models(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(verbatim_values(sys.argv[1:] if argv is None else argv, ("-M",)))
     if args.command == "metrics":
         return run_command("mteval", lambda: list_metrics(args.names))
     if args.command == "tune":
