@@ -9,6 +9,9 @@
    script (``$MTEVAL_V13A``) are available.
 4. chrF/chrF++/TER against sacreBLEU 2.6.0 in-process, and WER/PER against their definition, on lines
    501-1000 (the part the shared oracles leave out).
+5. Live, when environment variables name the tools (``tools/reference_runs.py``; skipped otherwise):
+   ROUGE-1.5.5.pl (``$ROUGE_155``), the Meteor 1.4 jar (``$METEOR_JAR``, ``$METEOR_PARAPHRASE``) on lines
+   501-1000, and Asiya's WER.pl / PER.pl (``$WER_PL``, ``$PER_PL``) on all 1000 lines.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ from mteval.metrics.base import ScoreSet, Side
 from mteval.metrics.bleu_nist import BleuNist
 from mteval.metrics.chrf import ChrF
 from mteval.metrics.error_rates import ErrorRates
+from mteval.metrics.meteor import MeteorFamily
+from mteval.metrics.rouge import RougeFamily
 from mteval.metrics.ter import TER
 from mteval.metrics.tokenize import tokenize_13a
 
@@ -138,26 +143,30 @@ CRAFTED = ["x 0 a 0 b", "the score was 1:0 and 0 0 0", "a\x1cb c\x1fd 0 a", "00 
            "AT&T &lt;b&gt; &amp; &quot;q&quot; <skipped> done", "nbsp\xa0here 0 b and\u2009thin"]
 
 
-def _oracle_tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("mteval_v13a_oracle", ROOT / "tools" / "mteval_v13a_oracle.py")
+def _tool_module(name: str) -> ModuleType:
+    """A script of ``tools/`` (not a package) as a module."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-def _live_script() -> Path:
-    script = os.environ.get("MTEVAL_V13A", "")
-    if not script or not Path(script).is_file():
-        pytest.skip("set MTEVAL_V13A to mteval-v13a.pl (tests/data/oracles/README.md) to run it live")
-    if shutil.which("perl") is None or subprocess.run(["perl", "-MXML::Twig", "-e", "1"],
-                                                      capture_output=True).returncode != 0:
-        pytest.skip("perl with XML::Twig (Debian: libxml-twig-perl) is not installed")
-    return Path(script)
+def _live_tool(variable: str, perl_modules: tuple[str, ...] = (), program: str = "perl") -> Path:
+    """The file ``$variable`` names, or skip (also without ``program`` or the Perl modules)."""
+    path = os.environ.get(variable, "")
+    if not path or not Path(path).is_file():
+        pytest.skip(f"set {variable} to run the reference tool live (tests/data/oracles/README.md)")
+    if shutil.which(program) is None:
+        pytest.skip(f"{program} is not installed")
+    modules = [f"-M{m}" for m in perl_modules]
+    if modules and subprocess.run(["perl", *modules, "-e", "1"], capture_output=True).returncode != 0:
+        pytest.skip(f"perl lacks {', '.join(perl_modules)}")
+    return Path(path)
 
 
 def test_live_mteval_v13a() -> None:
-    script = _live_script()
+    script = _live_tool("MTEVAL_V13A", ("XML::Twig",))
     rows = [i for i in range(640, 700)] + [i for i in range(880, 950)]
     refs = {r: [_lines(f"refs/{r}.en")[i] for i in rows] + [c.replace("0", "0 x") for c in CRAFTED]
             for r in ("A", "B")}
@@ -165,7 +174,8 @@ def test_live_mteval_v13a() -> None:
     family = BleuNist()
     docs = DocumentIndex.single(len(rows) + len(CRAFTED))
     for names in (("A",), ("A", "B")):
-        printed = _oracle_tool().run_mteval(script, systems["AFRL"], {n: refs[n] for n in names}, systems)
+        printed = _tool_module("mteval_v13a_oracle").run_mteval(script, systems["AFRL"],
+                                                                {n: refs[n] for n in names}, systems)
         prepared = family.prepare([Side(n, refs[n]) for n in names])
         ours = {s: family.score(Side(s, hyp), prepared, docs, ("BLEU", "NIST")) for s, hyp in systems.items()}
         assert len(printed) == 2 * (len(rows) + len(CRAFTED) + 1)
@@ -240,3 +250,66 @@ def test_wer_per_lines_501_1000_equal_the_definition() -> None:
                 expected = np.max([-by_ref[r][:, column] for r in refset.split("+")], axis=0)
                 np.testing.assert_allclose(_second_half(ours[variant]), expected, rtol=0, atol=1e-12,
                                            err_msg=f"{system} {refset} {variant}")
+
+
+def _second_half_lines(path: str) -> list[str]:
+    return _lines(path)[SECOND_HALF]
+
+
+def test_live_rouge_lines_501_1000() -> None:
+    script = _live_tool("ROUGE_155", ("XML::DOM", "DB_File"))
+    family = RougeFamily()
+    refs = [_second_half_lines("refs/A.en"), _second_half_lines("refs/B.en")]
+    prepared = family.prepare([Side("A", refs[0]), Side("B", refs[1])])
+    n = len(refs[0])
+    for system in ("AFRL", "Online-W"):
+        hyp = _second_half_lines(f"sys/{system}.en")
+        segments, averages = _tool_module("reference_runs").run_rouge(script, hyp, refs)
+        ours = family.score(Side(system, hyp), prepared, DocumentIndex.single(n), family.variants)
+        for variant in family.variants:
+            name = "ROUGE-W-1.2" if variant == "ROUGE-W" else variant
+            want = [segments[(name, i)] for i in range(1, n + 1)]
+            np.testing.assert_allclose(np.round(ours[variant].segments, 5), want, rtol=0, atol=5e-6,
+                                       err_msg=f"{system} {variant}")
+            assert round(ours[variant].system, 5) == pytest.approx(averages[name], abs=5e-6), (system, variant)
+
+
+def test_live_meteor_lines_501_1000() -> None:
+    jar = _live_tool("METEOR_JAR", program="java")
+    table = os.environ.get("METEOR_PARAPHRASE", "")
+    modules = {"METEOR-ex": "exact", "METEOR-sy": "exact stem synonym"}
+    if table:
+        modules["METEOR-pa"] = "exact stem paraphrase"
+    family = MeteorFamily()
+    refs = {r: _second_half_lines(f"refs/{r}.en") for r in ("A", "B")}
+    prepared = family.prepare([Side(r, refs[r]) for r in refs])
+    systems = {s: _second_half_lines(f"sys/{s}.en") for s in ("AFRL", "NiuTrans", "Online-Y")}
+    n = len(refs["A"])
+    for variant, names in modules.items():
+        segments, system_scores = _tool_module("reference_runs").run_meteor(
+            jar, systems, refs, names, Path(table) if "paraphrase" in names else None)
+        for system, hyp in systems.items():
+            ours = family.score(Side(system, hyp), prepared, DocumentIndex.single(n), [variant])[variant]
+            want = [segments[(system, i)] for i in range(1, n + 1)]
+            np.testing.assert_allclose(ours.segments, want, rtol=0, atol=1e-12, err_msg=f"{system} {variant}")
+            assert ours.system == pytest.approx(system_scores[system], abs=1e-12), (system, variant)
+
+
+def test_live_wer_per_every_line() -> None:
+    scripts = {"WER": _live_tool("WER_PL"), "PER": _live_tool("PER_PL")}
+    family = ErrorRates()
+    prepared = _references(family)
+    refs = {r: _lines(f"refs/{r}.en") for r in ("A", "B")}
+    run = _tool_module("reference_runs").run_error_rate
+    for system in _systems():
+        hyp = _lines(f"sys/{system}.en")
+        perl = {(m, r): run(script, hyp, refs[r]) for m, script in scripts.items() for r in refs}
+        for refset in REFSETS:
+            names = refset.split("+")
+            ours = family.score(Side(system, hyp), prepared[refset], DocumentIndex.single(N_FULL_SEGMENTS),
+                                ("-WER", "-PER"))
+            for metric in scripts:
+                got = ours[f"-{metric}"]
+                assert got.system == pytest.approx(max(-perl[(metric, r)][0] for r in names), abs=1e-12)
+                want = np.max([-np.array(perl[(metric, r)][1]) for r in names], axis=0)
+                np.testing.assert_allclose(got.segments, want, rtol=0, atol=1e-12, err_msg=f"{system} {refset}")
