@@ -1,9 +1,9 @@
 """Significance clusters of ranked systems, with Holm or Bonferroni correction of the p-values.
 
-Ranking clusters as WMT reports them and google-research/mt-metrics-eval computes them
+Ranking clusters as google-research/mt-metrics-eval computes them for the WMT metrics tasks
 (``tasks.AssignRanks``): the systems are sorted best first; walking down the ranking, system ``j``
 opens a new cluster when some system of the current cluster is *significantly better* than it
-(better score and pairwise p-value <= alpha); otherwise it joins the current cluster. So no
+(better score and two-sided pairwise p-value <= alpha); otherwise it joins the current cluster. So no
 system in a cluster is significantly better than a system ranked below it in the same cluster,
 and the first system of every cluster after the first is significantly worse than some system of
 the cluster before it.
