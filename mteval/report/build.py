@@ -1,0 +1,109 @@
+"""Build a campaign report from an experiment's score cache (read only, as iqeval) and write it
+as one self-contained HTML file, atomically."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from mteval import __version__
+from mteval.errors import CacheError, ConfigError, quote
+from mteval.files import write_atomic
+from mteval.meta.assessments import read_assessments
+from mteval.pipeline.config import load
+from mteval.pipeline.evaluate import select
+from mteval.pipeline.texts import load_texts
+from mteval.report import analysis
+from mteval.report.data import RecordingCache, problem_lines, signatures_of, system_scores
+from mteval.report.drilldown import drill
+from mteval.report.model import Report
+from mteval.store.cache import ScoreCache
+
+LOG = logging.getLogger(__name__)
+MISSING_LISTED = 50  # the banner names at most this many unreadable files
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the command line chooses (``-M -S -R -T`` as iqeval)."""
+
+    assessments: str | None = None
+    metrics: str | None = None
+    systems: str | None = None
+    references: str | None = None
+    segments: str | None = None
+    resamples: int = 1000
+    seed: int = 12345
+    drill_metric: str | None = None
+    per_system: int = 5
+
+
+def _check(options: Options) -> None:
+    """Refuse option values no analysis can use."""
+    if options.resamples < 1:
+        raise ConfigError(f"--resamples must be a positive integer, got {options.resamples}")
+    if options.seed < 0:
+        raise ConfigError(f"--seed must be a non-negative integer, got {options.seed}")
+    if options.per_system < 1:
+        raise ConfigError(f"--segments-per-system must be a positive integer, got {options.per_system}")
+
+
+def build(config: str | Path, options: Options) -> Report:
+    """Every number of the report (module docstring); CacheError when there is no cache at all."""
+    _check(options)
+    experiment = load(config)
+    cache = ScoreCache(experiment.cache)
+    if not cache.root.is_dir() or not cache.available():
+        raise CacheError(f"no score files: run iqsetup {config} first", cache.root)
+    texts = load_texts(experiment)
+    sel = select(experiment, cache, len(texts), options.metrics, options.systems, options.references,
+                 options.segments, "sys")
+    reader = RecordingCache(cache)
+    rows = np.asarray(sel.segments, dtype=np.intp) - 1
+    scores = system_scores(reader, sel.metrics, sel.systems, sel.references, rows, len(texts))
+    correlations = None
+    if options.assessments:
+        human = read_assessments(options.assessments, len(texts), texts.documents,
+                                 systems=[*texts.systems, *texts.references])
+        correlations = analysis.correlations(human, scores, reader, rows, len(texts), options.resamples,
+                                             options.seed)
+    qarla = analysis.qarla(reader, sel.metrics, sel.systems, sel.references, sel.segments, texts.documents)
+    metric = _drill_metric(options.drill_metric, scores.metrics, scores.complete)
+    drilled = drill(scores, metric, texts, sel.references, rows, options.per_system) if metric else {}
+    missing, total = problem_lines(reader, MISSING_LISTED)
+    return Report(
+        title=experiment.name or Path(config).stem, config=str(config), cache=str(cache.root),
+        references=tuple(sel.references), n_segments=len(rows), scores=scores,
+        significance=analysis.significance(scores, options.resamples, options.seed),
+        correlations=correlations, assessments=options.assessments, qarla=qarla, drill_metric=metric,
+        drill=drilled, signatures=signatures_of(reader), options=_shown_options(options, metric),
+        missing=missing, missing_total=total)
+
+
+def _drill_metric(chosen: str | None, metrics: tuple[str, ...], complete: tuple[bool, ...]) -> str | None:
+    """The drill-down's metric: the one asked for, else the first metric with every file."""
+    if chosen is not None:
+        if chosen not in metrics:
+            raise ConfigError(f"--drill-metric {quote(chosen)} is not among the report's metrics: "
+                              + ", ".join(metrics))
+        return chosen
+    return next((m for m, ok in zip(metrics, complete) if ok), None)
+
+
+def _shown_options(options: Options, metric: str | None) -> dict[str, str]:
+    """The settings printed at the report's foot."""
+    return {"mteval": __version__, "bootstrap resamples": str(options.resamples), "seed": str(options.seed),
+            "confidence": f"{100 * (1 - analysis.ALPHA):.0f}%",
+            "clusters": f"paired bootstrap p <= {analysis.ALPHA}, no multiple-comparison correction",
+            "drill-down metric": metric or "-", "segments per system": str(options.per_system),
+            "-M -S -R -T": " ".join(f"{flag} {value}" for flag, value in (
+                ("-M", options.metrics), ("-S", options.systems), ("-R", options.references),
+                ("-T", options.segments)) if value) or "(all)"}
+
+
+def write(report_html: str, path: str | Path) -> None:
+    """Write the page atomically (a temporary file in the same folder, then rename)."""
+    write_atomic(Path(path), report_html.encode("utf-8"))

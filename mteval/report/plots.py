@@ -1,0 +1,128 @@
+"""The report's plots as inline SVG (matplotlib's SVG backend; imported only here, so that the
+other commands do not pay for matplotlib). Each figure is drawn on its own ``Figure`` (no pyplot
+state), its text kept as text, its element ids prefixed so that several can share one page."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+_COUNTER = itertools.count(1)
+PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+           "#bcbd22", "#17becf")
+
+
+def _figure(width: float, height: float) -> Any:
+    """A fresh figure (no global pyplot state)."""
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def to_svg(figure: Any) -> str:
+    """The figure as an ``<svg>`` element for inlining: no XML prolog, ids made unique on the page."""
+    import matplotlib
+
+    buffer = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "mteval-report"}):
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
+    text = buffer.getvalue()
+    text = text[text.index("<svg"):]
+    text = re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)  # RDF boilerplate
+    prefix = f"f{next(_COUNTER)}-"
+    text = re.sub(r'id="([^"]+)"', lambda m: f'id="{prefix}{m.group(1)}"', text)
+    text = text.replace("url(#", f"url(#{prefix}").replace('href="#', f'href="#{prefix}')
+    return text
+
+
+def system_intervals(systems: Sequence[str], scores: Sequence[float], low: Sequence[float],
+                     high: Sequence[float], cluster: Sequence[int], metric: str) -> str:
+    """Systems (best on top) with their 95 % intervals, coloured by significance cluster."""
+    fig = _figure(6.5, 0.35 * len(systems) + 1.2)
+    ax = fig.add_subplot()
+    y = np.arange(len(systems))[::-1]
+    for k in range(len(systems)):
+        colour = PALETTE[(cluster[k] - 1) % len(PALETTE)]
+        ax.errorbar(scores[k], y[k], xerr=[[max(0.0, scores[k] - low[k])], [max(0.0, high[k] - scores[k])]], fmt="o",
+                    color=colour, capsize=3)
+    ax.set_yticks(y, list(systems))
+    ax.set_xlabel(f"{metric} (mean segment score, 95% bootstrap interval; colour = cluster)")
+    ax.grid(axis="x", alpha=0.3)
+    return to_svg(fig)
+
+
+def correlation_bars(metrics: Sequence[str], values: Sequence[float], low: Sequence[float],
+                     high: Sequence[float], label: str) -> str:
+    """One bar per metric with its confidence interval."""
+    fig = _figure(max(6.0, 0.32 * len(metrics) + 1.5), 3.6)
+    ax = fig.add_subplot()
+    x = np.arange(len(metrics))
+    v, lo, hi = (np.asarray(a, dtype=float) for a in (values, low, high))
+    ax.bar(x, v, color=PALETTE[0], alpha=0.8)
+    yerr = [np.maximum(0.0, np.nan_to_num(v - lo)), np.maximum(0.0, np.nan_to_num(hi - v))]
+    ax.errorbar(x, v, yerr=yerr, fmt="none", ecolor="black", capsize=3)
+    ax.set_xticks(x, list(metrics), rotation=60, ha="right", fontsize=8)
+    ax.set_ylabel(label)
+    ax.axhline(0, color="black", linewidth=0.6)
+    ax.grid(axis="y", alpha=0.3)
+    return to_svg(fig)
+
+
+def scatter_grid(metrics: Sequence[str], human: Sequence[float], values: np.ndarray,
+                 systems: Sequence[str]) -> str:
+    """Small multiples: each metric's system scores against the human system scores."""
+    cols = min(5, len(metrics))
+    rows = -(-len(metrics) // cols)
+    fig = _figure(2.4 * cols, 2.2 * rows)
+    for k, metric in enumerate(metrics):
+        ax = fig.add_subplot(rows, cols, k + 1)
+        for s in range(len(systems)):
+            ax.plot(values[k, s], human[s], "o", color=PALETTE[s % len(PALETTE)], markersize=4,
+                    label=systems[s])
+        ax.set_title(metric, fontsize=8)
+        ax.tick_params(labelsize=6)
+    if len(metrics):
+        fig.legend(*fig.axes[0].get_legend_handles_labels(), loc="outside lower center", fontsize=7,
+                   ncol=min(5, len(systems)))
+    fig.supylabel("human system score", fontsize=8)
+    return to_svg(fig)
+
+
+def heatmap(names: Sequence[str], matrix: np.ndarray) -> str:
+    """The correlation matrix, values written in the cells."""
+    size = 0.34 * len(names) + 2.0
+    fig = _figure(size + 1.0, size)
+    ax = fig.add_subplot()
+    image = ax.imshow(matrix, vmin=-1, vmax=1, cmap="RdBu_r")
+    ax.set_xticks(range(len(names)), list(names), rotation=70, ha="right", fontsize=7)
+    ax.set_yticks(range(len(names)), list(names), fontsize=7)
+    if len(names) <= 40:
+        for i in range(len(names)):
+            for j in range(len(names)):
+                if not np.isnan(matrix[i, j]):
+                    ax.text(j, i, f"{matrix[i, j]:.2f}"[1:] if 0 <= matrix[i, j] < 1 else f"{matrix[i, j]:.1f}",
+                            ha="center", va="center", fontsize=4.5)
+    fig.colorbar(image, ax=ax, shrink=0.6, label="Pearson")
+    return to_svg(fig)
+
+
+def king_trace(sizes: Sequence[int], kings: Sequence[float], accepted: Sequence[bool],
+               metrics: Sequence[str]) -> str:
+    """The greedy KING search: each step's candidate set size and KING (filled: accepted)."""
+    fig = _figure(7.0, 3.4)
+    ax = fig.add_subplot()
+    steps = np.arange(1, len(kings) + 1)
+    ax.plot(steps, kings, color="#999999", linewidth=0.8)
+    for k in range(len(kings)):
+        ax.plot(steps[k], kings[k], "o", color=PALETTE[2] if accepted[k] else "white",
+                markeredgecolor=PALETTE[2] if accepted[k] else PALETTE[3], markersize=6)
+    ax.set_xticks(steps, [f"{m} ({n})" for m, n in zip(metrics, sizes)], rotation=60, ha="right", fontsize=7)
+    ax.set_xlabel("metric tried (candidate set size)")
+    ax.set_ylabel("KING of the candidate set")
+    ax.grid(alpha=0.3)
+    return to_svg(fig)
