@@ -27,7 +27,7 @@ import numpy as np
 from mteval.errors import InputError
 
 
-def remove_group_means(x: np.ndarray, groups: Sequence[object], weights: np.ndarray) -> np.ndarray:
+def remove_group_means(x: np.ndarray, groups: Sequence[object] | np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Subtract from each row its group's weighted mean (column-wise for a matrix)."""
     x = np.asarray(x, dtype=np.float64)
     _, codes = np.unique(np.asarray([str(g) for g in groups]), return_inverse=True)

@@ -1,17 +1,22 @@
-"""A learned metric (Kahn et al. 2009 §6) from cached metrics and human judgements.
+"""A learned metric from cached metrics and human judgements (``mteval tune``), docs/tuning.md.
 
 ``mteval tune CONFIG --assessments FILE -M FEATURES --name NAME``: the features are cached metrics
-(segment scores against all references); the weights maximise the length-weighted correlation with
-mean-removed human scores (means removed per source segment); two-fold cross-validation over
-documents reports the test-fold correlations, as the paper's table does. The combination tuned on
-all judged segments is then applied to every (target, reference set) pair of the cache that has all
-features, and stored as metric NAME (document and system scores: means of segments), so QUEEN,
-KING and iqeval use it like any other metric.
+(segment scores against all references). The learner (ridge on standardised, de-duplicated
+features for one of three objectives, or Giménez's ULC over a greedily selected metric set) is
+assessed by nested cross-validation by document (:mod:`mteval.meta.nested_cv`): K outer folds,
+its hyper-parameters chosen inside each outer training fold only. The report gives per test fold
+and pooled τb within source lines, segment r and system r next to chrF (when cached) and the best
+single feature, with paired bootstrap CIs of the differences. The learner is then run on all
+judged points, and the result stored as metric NAME for every (target, reference set) pair of the
+cache with all features (document and system scores: means of segments); its signature names
+the training judgements (``trained-on:DIGEST@EXPERIMENT``). ``save_model`` also writes it as a
+portable JSON file (:mod:`mteval.meta.model_file`).
 
-The folds need documents: SGML texts carry them, plain texts get them from a ``docids`` file. With
-one document only (plain texts without ``docids``), tuning is refused, unless the caller asks for
-folds by line (odd and even segments), which is announced with a warning: neighbouring segments of
-one document then sit in both folds, and the test correlations are optimistic.
+The folds need documents: SGML texts carry them, plain texts get them from a ``docids`` file.
+With one document only (plain texts without ``docids``), tuning is refused, unless the caller
+asks for folds by line (every line its own document), which is announced with a warning:
+neighbouring segments of one document then sit in different folds, and the test statistics are
+optimistic.
 """
 
 from __future__ import annotations
@@ -23,24 +28,68 @@ import numpy as np
 
 from mteval.errors import ConfigError
 from mteval.meta.assessments import read_assessments
-from mteval.meta.weight_tuning import CrossValidation, TunedCombination, cross_validate, split_documents, tune_weights
+from mteval.meta.judged import Judged
+from mteval.meta.learners import criterion
+from mteval.meta.linear_metric import LinearMetric
+from mteval.meta.model_file import ModelFile, training_identity, write_model
+from mteval.meta.nested_cv import Learner, Nested, nested_cv, ridge_learner
+from mteval.meta.tune_report import FoldReport, build_report
+from mteval.meta.ulc import ulc_learner
+from mteval.meta.weight_tuning import split_documents
 from mteval.metrics.base import mean_score_set
 from mteval.pipeline.config import Experiment
+from mteval.pipeline.evaluate import higher_is_better
 from mteval.pipeline.texts import LoadedTexts
 from mteval.store.cache import ScoreCache, refset_name
+from mteval.store.iqxml import parse
 from mteval.store.lock import exclusive
 
 LOG = logging.getLogger(__name__)
+BASELINE = "chrF"
+
+
+@dataclass(frozen=True)
+class TuneOptions:
+    """How to learn: ``method`` ridge or ulc; the objective; outer and inner folds (by document);
+    non-negative weights (ridge); greedy metric-set selection (ulc); bootstrap units and draws."""
+
+    method: str = "ridge"
+    objective: str = "mean-removed"
+    folds: int = 2
+    inner_folds: int = 3
+    nonneg: bool = False
+    greedy: bool = True
+    by_documents: bool = False
+    n_boot: int = 1000
+    seed: int = 0
+    save_model: str | None = None
+
+
+@dataclass(frozen=True)
+class Validation:
+    """The objective's criterion on every outer test fold (``test``) and training fold (``train``)."""
+
+    test: tuple[float, ...]
+    train: tuple[float, ...]
+
+    @property
+    def mean_test(self) -> float:
+        """Mean test-fold criterion (Kahn et al. 2009 §6 report the mean of their two folds)."""
+        return float(np.mean(self.test))
 
 
 @dataclass(frozen=True)
 class TuningResult:
-    """The cross-validation, the final combination, and how many score files were written."""
+    """The cross-validation and its report, the final combination, points and files written."""
 
-    validation: CrossValidation
-    combination: TunedCombination
+    validation: Validation
+    combination: LinearMetric
     points: int
     files: int
+    report: list[FoldReport]
+    dropped: tuple[str, ...]
+    baseline: str | None
+    identity: str
 
 
 def document_folds(experiment: Experiment, texts: LoadedTexts, folds_by_line: bool = False) -> np.ndarray:
@@ -61,11 +110,18 @@ def document_folds(experiment: Experiment, texts: LoadedTexts, folds_by_line: bo
     return np.arange(len(texts)) % 2
 
 
-def _training_data(experiment: Experiment, texts: LoadedTexts, cache: ScoreCache, features: tuple[str, ...],
-                   assessments: str, folds: np.ndarray
-                   ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Features, human scores, groups (segment), weights (reference length) and folds (of every
-    segment, given) of judged points."""
+def document_labels(experiment: Experiment, texts: LoadedTexts, folds_by_line: bool = False) -> np.ndarray:
+    """Document of every segment; with one document, every line its own (``folds_by_line``, warned)
+    or the refusal of :func:`document_folds`."""
+    if len(set(texts.documents.doc_ids)) >= 2:
+        return np.asarray(texts.documents.doc_ids)
+    document_folds(experiment, texts, folds_by_line)  # refuses, or warns
+    return np.asarray([f"line{i}" for i in range(len(texts))])
+
+
+def _judged(experiment: Experiment, texts: LoadedTexts, cache: ScoreCache, features: tuple[str, ...],
+            assessments: str, documents: np.ndarray) -> tuple[Judged, list[str], np.ndarray | None]:
+    """Judged points with all features, the rated systems, and chrF's scores of them (if cached)."""
     human = read_assessments(assessments, len(texts), texts.documents)
     refset = refset_name(experiment.reference_names)
     rated = [s for s in experiment.system_names if s in human.systems]
@@ -73,36 +129,118 @@ def _training_data(experiment: Experiment, texts: LoadedTexts, cache: ScoreCache
         raise ConfigError(f"no system of the experiment is in {assessments}")
     n = len(texts)
     h = np.concatenate([human.segment_scores(s) for s in rated])
-    x = {m: np.concatenate([cache.load(s, refset, m, n).segments for s in rated]) for m in features}
-    keep = ~np.isnan(h) & np.all([~np.isnan(v) for v in x.values()], axis=0)
-    segments = np.tile(np.arange(n), len(rated))[keep]
+    x = np.stack([np.concatenate([cache.load(s, refset, m, n).segments for s in rated]) for m in features], axis=1)
+    baseline = None
+    if all(cache.find(s, refset, BASELINE) for s in rated):
+        baseline = np.concatenate([cache.load(s, refset, BASELINE, n).segments for s in rated])
+    keep = ~np.isnan(h) & ~np.isnan(x).any(axis=1) & (True if baseline is None else ~np.isnan(baseline))
+    segments = np.tile(np.arange(n), len(rated))
     lengths = np.mean([[len(t.split()) for t in texts.references[r].segments] for r in experiment.reference_names],
                       axis=0)
-    return ({m: v[keep] for m, v in x.items()}, h[keep], segments, np.maximum(lengths[segments], 1.0),
-            folds[segments])
+    signs = np.asarray([1.0 if higher_is_better(m) else -1.0 for m in features])
+    data = Judged(x[keep], features, h[keep], segments[keep], np.repeat(np.arange(len(rated)), n)[keep],
+                  documents[segments[keep]], np.maximum(lengths[segments[keep]], 1.0), signs)
+    return data, rated, None if baseline is None else baseline[keep]
 
 
-def tune_metric(experiment: Experiment, texts: LoadedTexts, features: tuple[str, ...], assessments: str,
-                name: str, folds_by_line: bool = False) -> TuningResult:
-    """Cross-validate, tune on everything, and store metric ``name`` for every pair with all features
-    (``folds_by_line``: see the module docstring)."""
-    if name in features:
-        raise ConfigError(f"--name {name!r} is one of the features")
-    cache = ScoreCache(experiment.cache)
-    folds = document_folds(experiment, texts, folds_by_line)  # before reading anything: refuse or warn first
-    x, h, groups, weights, folds = _training_data(experiment, texts, cache, features, assessments, folds)
-    validation = cross_validate(x, h, list(groups), weights, folds)
-    combination = tune_weights(x, h, list(groups), weights)
+def learner_of(options: TuneOptions) -> Learner:
+    """The learner ``options`` ask for."""
+    if options.method == "ulc":
+        return ulc_learner(options.objective, options.greedy)
+    if options.method != "ridge":
+        raise ConfigError(f"unknown tuning method {options.method!r}; use ridge or ulc")
+    return ridge_learner(options.objective, nonneg=options.nonneg, inner_k=options.inner_folds, seed=options.seed)
+
+
+def _validation(data: Judged, nested: Nested, objective: str) -> Validation:
+    """The objective's criterion on each outer test and training fold."""
+    test: list[float] = []
+    train: list[float] = []
+    for fold, model in enumerate(nested.models):
+        for part, out in ((nested.folds == fold, test), (nested.folds != fold, train)):
+            sub = data.subset(part)
+            out.append(criterion(objective, sub.human, model.scores(sub.x), sub.items, sub.weights))
+    return Validation(tuple(test), tuple(train))
+
+
+def _signature(name: str, model: LinearMetric, options: TuneOptions, identity: str) -> str:
+    """The stored metric's signature: how it was learned, its weights, and its training data."""
+    weights = ",".join(f"{k}={v:.6g}" for k, v in model.to_dict().items())
+    how = f"{model.kind}/{model.objective}" + ("" if model.ridge is None else f"/ridge={model.ridge:g}")
+    return f"metric:{name}|tuned:{how}{'/nonneg' if options.nonneg else ''}:{weights}|trained-on:{identity}"
+
+
+def _store(experiment: Experiment, texts: LoadedTexts, cache: ScoreCache, name: str, model: LinearMetric,
+           signature: str) -> int:
+    """Apply ``model`` to every (target, reference set) pair with all its features; files written."""
     pairs: dict[tuple[str, str], set[str]] = {}
     for target, refset, metric in cache.available():
         pairs.setdefault((target, refset), set()).add(metric)
-    signature = "metric:{}|tuned:{}".format(name, ",".join(f"{k}={v:.6g}" for k, v in combination.to_dict().items()))
-    written = 0
+    used, written = model.selected(), 0
     with exclusive(experiment.cache):
         for (target, refset), metrics in sorted(pairs.items()):
-            if set(features) <= metrics:
-                values = {m: cache.load(target, refset, m, len(texts)).segments for m in features}
-                scores = mean_score_set(combination.apply(values), texts.documents)
+            if set(used) <= metrics:
+                values = {m: cache.load(target, refset, m, len(texts)).segments for m in used}
+                scores = mean_score_set(model.apply(values), texts.documents)
                 cache.save(target, refset, name, scores, texts.documents.doc_ids, signature, "tuned")
                 written += 1
-    return TuningResult(validation, combination, len(h), written)
+    return written
+
+
+def tune_metric(experiment: Experiment, texts: LoadedTexts, features: tuple[str, ...], assessments: str,
+                name: str, folds_by_line: bool = False, options: TuneOptions | None = None) -> TuningResult:
+    """Nested cross-validation, the report, the learner on everything, stored as metric ``name``
+    for every pair with all features (``folds_by_line``: see the module docstring)."""
+    options = options or TuneOptions()
+    if name in features:
+        raise ConfigError(f"--name {name!r} is one of the features")
+    learner = learner_of(options)
+    cache = ScoreCache(experiment.cache)
+    documents = document_labels(experiment, texts, folds_by_line)  # before reading anything: refuse or warn first
+    data, rated, baseline = _judged(experiment, texts, cache, features, assessments, documents)
+    nested = nested_cv(data, learner, options.folds, options.seed)
+    report = build_report(data, nested, baseline, BASELINE, options.by_documents, options.n_boot)
+    model = learner(data)
+    identity = training_identity(assessments, experiment.name)
+    written = _store(experiment, texts, cache, name, model, _signature(name, model, options, identity))
+    if options.save_model:
+        _save_model(options.save_model, name, model, cache, rated[0], refset_name(experiment.reference_names),
+                    {"experiment": experiment.name, "assessments": str(assessments), "identity": identity,
+                     "systems": rated, "points": len(data.human),
+                     "documents": len(np.unique(data.documents))}, report)
+    dropped = tuple(n for n in features if n not in model.selected())
+    return TuningResult(_validation(data, nested, options.objective), model, len(data.human), written, report,
+                        dropped, BASELINE if baseline is not None else None, identity)
+
+
+def _save_model(path: str, name: str, model: LinearMetric, cache: ScoreCache, target: str, refset: str,
+                training: dict[str, object], report: list[FoldReport]) -> None:
+    """The portable model file, with the signatures of the cached feature scores it was trained on."""
+    signatures = {}
+    for feature in model.selected():
+        found = cache.find(target, refset, feature)
+        signatures[feature] = parse(found).signature if found else ""
+    validation = [{"fold": r.label, "points": r.points, "ridge": r.ridge, "best_single": r.single, **{
+        f"{who}:{stat}": value for who, stats in r.stats.items() for stat, value in stats.items()}}
+        for r in report]
+    write_model(path, ModelFile(name, model, signatures, dict(training), validation))
+
+
+def report_lines(result: TuningResult) -> list[str]:
+    """The report as text lines (printed by ``mteval tune``)."""
+    lines = [f"{result.points} judged segments; test-fold statistics (tau_b within source lines, "
+             "segment r, system r); learner's settings chosen on training folds only"]
+    if result.baseline is None:
+        lines.append(f"({BASELINE} is not in the cache for all judged systems: no {BASELINE} column)")
+    for row in result.report:
+        label = row.label if row.label == "pooled" else f"fold {row.label}"
+        lines.append(f"{label}: {row.points} points, {row.documents} documents, ridge {row.ridge}, "
+                     f"best single (chosen on training folds) {row.single}")
+        for who, stats in row.stats.items():
+            lines.append(f"  {who:<12} " + "  ".join(f"{k} {v:+.4f}" for k, v in stats.items()))
+        for who, comparisons in row.versus.items():
+            lines.append(f"  learned - {who}: " + "  ".join(
+                f"{k} {c.delta:+.4f} [{c.low:+.4f}, {c.high:+.4f}]" for k, c in comparisons.items()))
+    if result.dropped:
+        lines.append("unused features (constant, collinear or not selected): " + ", ".join(result.dropped))
+    return lines

@@ -1,0 +1,114 @@
+"""Regularised linear combinations of standardised features, for three objectives.
+
+* ``pearson``: pooled Pearson's r; its maximiser is the least-squares fit (r² = R²), here ridge.
+* ``mean-removed``: Kahn, Snover & Ostendorf 2009 §6, the weighted correlation with mean-removed
+  human scores: means removed per source line, points weighted by reference length; its
+  maximiser is the weighted least-squares fit on mean-removed data (ridge here).
+* ``ranking``: a pairwise logistic loss on the translations of one source line, a smooth
+  surrogate of Kendall's τ within lines (Herbrich et al. 2000's ordinal regression; the
+  "pairwise ranking objective aimed at Kendall" of the issue): mean over line pairs with different
+  human scores of log(1 + exp(-(s_i - s_j))) for the better i, plus the ridge term; L-BFGS.
+
+Every fit returns, for a grid of ridge strengths, the weights on the standardised features.
+``nonneg``: weights >= 0 on the oriented features (scipy's NNLS on the ridge-augmented normal
+equations; L-BFGS-B bounds for ranking). scipy is imported lazily.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mteval.errors import InputError
+from mteval.meta.correlation import pearson, within_group_pairs
+from mteval.meta.tune_stats import grouped_kendall
+from mteval.meta.weight_tuning import remove_group_means, weighted_pearson
+
+OBJECTIVES = ("pearson", "mean-removed", "ranking")
+RIDGE_GRID = tuple(10.0 ** k for k in range(-4, 4))
+
+
+def _check(objective: str) -> None:
+    if objective not in OBJECTIVES:
+        raise InputError(f"unknown tuning objective {objective!r}; use one of {', '.join(OBJECTIVES)}")
+
+
+def _normal_equations(z: np.ndarray, human: np.ndarray, items: np.ndarray, weights: np.ndarray,
+                      objective: str) -> tuple[np.ndarray, np.ndarray]:
+    """Gram matrix and moment vector of the (weighted, centred) least-squares problem."""
+    if objective == "mean-removed":
+        w = np.asarray(weights, dtype=np.float64)
+        zc, yc = remove_group_means(z, items, w), remove_group_means(human, items, w)
+    else:
+        w = np.ones(len(human))
+        zc, yc = z - z.mean(axis=0), human - human.mean()
+    w = w / w.sum()
+    return zc.T @ (w[:, None] * zc), zc.T @ (w * yc)
+
+
+def _least_squares_path(gram: np.ndarray, moment: np.ndarray, grid: tuple[float, ...], nonneg: bool) -> np.ndarray:
+    """Ridge solutions for every strength in ``grid`` (rows)."""
+    if not nonneg:
+        values, vectors = np.linalg.eigh(gram)
+        projected = vectors.T @ moment
+        return np.stack([vectors @ (projected / (np.maximum(values, 0.0) + lam)) for lam in grid])
+    from scipy.optimize import nnls
+    out = []
+    for lam in grid:  # min b'(G + λI)b - 2c'b, b >= 0  ==  NNLS on (R, R^-T c) with G + λI = R'R
+        upper = np.linalg.cholesky(gram + lam * np.eye(len(gram))).T
+        out.append(nnls(upper, np.linalg.solve(upper.T, moment))[0])
+    return np.stack(out)
+
+
+def ranking_pairs(z: np.ndarray, human: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """Feature differences (better minus worse) of every same-line pair with different human scores."""
+    i, j = within_group_pairs(np.unique(np.asarray(items), return_inverse=True)[1])
+    diff = human[i] - human[j]
+    keep = diff != 0
+    sign = np.sign(diff[keep])[:, None]
+    return sign * (z[i[keep]] - z[j[keep]])
+
+
+def _ranking_path(pairs: np.ndarray, grid: tuple[float, ...], nonneg: bool) -> np.ndarray:
+    """Logistic pairwise solutions for every strength (largest first, warm-started)."""
+    from scipy.optimize import minimize
+    p = pairs.shape[1]
+    if not len(pairs):
+        raise InputError("the ranking objective needs two translations of a line with different human scores")
+
+    def loss(beta: np.ndarray, lam: float) -> tuple[float, np.ndarray]:
+        margin = pairs @ beta
+        value = np.logaddexp(0.0, -margin).mean() + lam * beta @ beta
+        grad = -(pairs.T @ (0.5 * (1.0 - np.tanh(margin / 2)))) / len(pairs) + 2 * lam * beta
+        return float(value), grad
+
+    bounds = [(0.0, None)] * p if nonneg else None
+    beta, out = np.zeros(p), {}
+    for lam in sorted(grid, reverse=True):
+        beta = minimize(loss, beta, args=(lam,), jac=True, method="L-BFGS-B", bounds=bounds).x
+        out[lam] = beta
+    return np.stack([out[lam] for lam in grid])
+
+
+def fit_path(z: np.ndarray, human: np.ndarray, items: np.ndarray, weights: np.ndarray, objective: str,
+             grid: tuple[float, ...] = RIDGE_GRID, nonneg: bool = False) -> np.ndarray:
+    """``(len(grid), features)`` weights on standardised features ``z`` for every ridge strength."""
+    _check(objective)
+    if z.shape[1] == 0:
+        raise InputError("no feature varies on the training points")
+    if objective == "ranking":
+        return _ranking_path(ranking_pairs(z, human, items), grid, nonneg)
+    return _least_squares_path(*_normal_equations(z, human, items, weights, objective), grid, nonneg)
+
+
+def criterion(objective: str, human: np.ndarray, scores: np.ndarray, items: np.ndarray,
+              weights: np.ndarray) -> float:
+    """What ``objective`` maximises, measured on (validation) points; NaN counts as -1."""
+    _check(objective)
+    if objective == "pearson":
+        value = pearson(human, scores)
+    elif objective == "mean-removed":
+        w = np.asarray(weights, dtype=np.float64)
+        value = weighted_pearson(remove_group_means(scores, items, w), remove_group_means(human, items, w), w)
+    else:
+        value = grouped_kendall(human, scores, items)
+    return -1.0 if np.isnan(value) else float(value)
