@@ -204,6 +204,8 @@ def test_names_and_languages() -> None:
      ["ru-en.docs:1:", "expected 'DOMAIN DOCID', got 3 fields"]),
     ("documents/ru-en.docs", "news\tkp.235560\n", "",
      ["ru-en.docs:", "has 15 lines but the source has 16"]),
+    ("documents/ru-en.docs", "news\taif.321208\nnews\taif", "news\taif.321208\nnews\tkp.235560\nnews\taif",
+     ["ru-en.docs:11:", "document 'kp.235560' comes back after other documents (its lines end at line 9)"]),
     ("system-outputs/ru-en/AFRL.txt", "\n", "\n\n",
      ["AFRL.txt:17:", "has 17 lines but the source has 16"]),
 ])

@@ -127,12 +127,19 @@ def read_segments(path: Path, n_segments: int | None = None) -> list[str]:
 
 
 def read_documents(path: Path, n_segments: int) -> list[tuple[str, str]]:
-    """``(domain, docid)`` of every segment, from ``documents/LP.docs``."""
-    rows = []
+    """``(domain, docid)`` of every segment, from ``documents/LP.docs`` (a document is one run of
+    lines, as mt-metrics-eval and mteval's docids both require)."""
+    rows: list[tuple[str, str]] = []
+    ended: dict[str, int] = {}
     for number, line in enumerate(read_lines(path), start=1):
         fields = line.split()
         if len(fields) != 2:
             raise InputError(f"expected 'DOMAIN DOCID', got {len(fields)} fields", path, number)
+        if rows and fields[1] != rows[-1][1] and fields[1] in ended:
+            raise InputError(f"document {quote(fields[1])} comes back after other documents (its lines end at "
+                             f"line {ended[fields[1]]}); a document must be one run of lines", path, number)
+        if rows and fields[1] != rows[-1][1]:
+            ended[rows[-1][1]] = number - 1
         rows.append((fields[0], fields[1]))
     if len(rows) != n_segments:
         raise InputError(f"has {len(rows)} lines but the source has {n_segments} (one line a segment)", path,
