@@ -48,9 +48,9 @@ def oq(config: Path, *extra: str) -> subprocess.CompletedProcess[str]:
 
 
 def replace_segment(path: Path, number: int, text: str) -> None:
-    """Rewrite one ``<S n="number">value</S>`` line of a computed file."""
+    """Rewrite one ``<S n="number" stats="...">value</S>`` line of a computed file."""
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    index = next(i for i, line in enumerate(lines) if f'<S n="{number}">' in line)
+    index = next(i for i, line in enumerate(lines) if f'<S n="{number}"' in line)
     lines[index] = text + "\n"
     path.write_text("".join(lines), encoding="utf-8")
 
@@ -112,7 +112,7 @@ def test_flipped_digit_is_caught_by_the_digest_then_recomputed(experiment: Path)
     path = bleu_file(experiment)
     clean = oq(experiment).stdout
     text = path.read_text(encoding="utf-8")
-    line = next(ln for ln in text.splitlines() if '<S n="7">' in ln)
+    line = next(ln for ln in text.splitlines() if '<S n="7"' in ln)
     digit = next(i for i, c in enumerate(line) if c.isdigit() and i > line.index(">"))
     flipped = line[:digit] + str((int(line[digit]) + 1) % 10) + line[digit + 1:]
     path.write_text(text.replace(line, flipped), encoding="utf-8")

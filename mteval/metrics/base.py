@@ -14,7 +14,16 @@ Two steps, as in sacreBLEU (see STYLE.md):
 
 Families built on *sufficient statistics* subclass :class:`StatsFamily`: they give a
 per-segment statistics matrix and a vectorised ``scores_from_stats``; segment, document and
-system scores then all come from one path (rows, summed document rows, summed rows).
+system scores then all come from one path (rows, summed document rows, summed rows), and the
+statistics travel with the scores (``ScoreSet.stats``, stored in the score file).
+
+*Aggregation rules* (``docs/statistics.md``): :meth:`MetricFamily.aggregation` says how a
+document (``doc``) or system (``sys``) score follows from its segments as the reference tool
+computes it -- ``stats`` (the score of summed statistics), ``mean`` (the mean of segment scores)
+or a family's own rule (ROUGE's ``bootstrap``) -- and :meth:`MetricFamily.subset_score` applies it
+to any subset of segments (``iqeval -T``, part of a document), so a subset's score is what the
+reference tool would report run on those segments alone. A family whose statistics layout changes
+must bump its ``version`` (cached statistics are used only under the same family and version).
 """
 
 from __future__ import annotations
@@ -30,8 +39,10 @@ from mteval import __version__
 from mteval.io.corpus import DocumentIndex
 from mteval.scores import ScoreSet
 
-__all__ = ["MetricFamily", "MetricInfo", "ScoreSet", "Side", "StatsFamily", "mean_score_set",
-           "scores_from_stats_matrix"]
+__all__ = ["BOOTSTRAP", "MEAN", "STATS", "MetricFamily", "MetricInfo", "ScoreSet", "Side", "StatsFamily",
+           "mean_score_set", "nan_mean", "scores_from_stats_matrix"]
+
+MEAN, STATS, BOOTSTRAP = "mean", "stats", "bootstrap"  # aggregation rules (docs/statistics.md)
 
 
 @dataclass(frozen=True)
@@ -86,6 +97,16 @@ class MetricFamily(ABC):
         parts["mteval"] = __version__
         return "|".join(f"{k}:{v}" for k, v in parts.items())
 
+    def aggregation(self, level: str) -> str:
+        """The rule that makes a ``sys`` or ``doc`` score from its segments (the module docstring):
+        the mean of segment scores unless a family says otherwise."""
+        return MEAN
+
+    def subset_score(self, scores: ScoreSet, rows: np.ndarray, variant: str, level: str) -> float:
+        """The ``level`` score of the segments ``rows`` (0-based) under :meth:`aggregation`; here
+        the mean of their scores (segments without a score left out)."""
+        return nan_mean(scores.segments[rows])
+
     @abstractmethod
     def prepare(self, references: Sequence[Side]) -> Any:
         """Extract once what a reference set contributes (reused for every hypothesis)."""
@@ -111,6 +132,19 @@ class StatsFamily(MetricFamily):
         """Score of one statistics vector (e.g. summed over a corpus or a bootstrap sample)."""
         return float(self.scores_from_stats(np.atleast_2d(stats), variant)[0])
 
+    def aggregation(self, level: str) -> str:
+        """Documents and the system from summed statistics (override where the tool differs)."""
+        return STATS
+
+    def subset_score(self, scores: ScoreSet, rows: np.ndarray, variant: str, level: str) -> float:
+        """Under the ``stats`` rule, the score of the rows' summed statistics (``scores.stats``
+        must be there: the caller checks); otherwise the mean of their scores."""
+        if self.aggregation(level) != STATS:
+            return super().subset_score(scores, rows, variant, level)
+        if scores.stats is None:
+            raise ValueError(f"{self.family}: no statistics to compute a {level} score from")
+        return self.score_from_stats(scores.stats[rows].sum(axis=0), variant)
+
     def score(self, hypothesis: Side, prepared: Any, documents: DocumentIndex,
               variants: Sequence[str]) -> dict[str, ScoreSet]:
         stats = self.segment_stats(hypothesis, prepared)
@@ -130,8 +164,15 @@ def scores_from_stats_matrix(family: StatsFamily, stats: np.ndarray, documents: 
             system=float(family.scores_from_stats(total, variant)[0]),
             documents=dict(zip(doc_names, map(float, doc_scores), strict=True)),
             segments=np.asarray(family.scores_from_stats(stats, variant), dtype=np.float64),
+            stats=stats,
         )
     return result
+
+
+def nan_mean(values: np.ndarray) -> float:
+    """Mean of the values that are not NaN; NaN when there are none (no warning)."""
+    values = np.asarray(values, dtype=np.float64)
+    return float(np.nanmean(values)) if len(values) and not np.isnan(values).all() else float("nan")
 
 
 def mean_score_set(segments: np.ndarray, documents: DocumentIndex) -> ScoreSet:

@@ -39,7 +39,7 @@ from rapidfuzz.distance import Levenshtein
 
 from mteval.errors import InputError
 from mteval.io.corpus import DocumentIndex
-from mteval.metrics.base import MetricFamily, MetricInfo, ScoreSet, Side
+from mteval.metrics.base import MEAN, STATS, MetricInfo, ScoreSet, Side, StatsFamily
 from mteval.metrics.registry import register
 
 _WS = re.compile(r"[ \t\n\r\f\v]+")
@@ -92,7 +92,7 @@ class _Texts:
 
 
 @register
-class ErrorRates(MetricFamily):
+class ErrorRates(StatsFamily):
     """WER and PER with Asiya's conventions: ``-WER``, ``-PER`` (Asiya's metrics), ``WER``, ``PER``, and
     IQMT's ``1-WER``, ``1-PER``."""
 
@@ -155,32 +155,40 @@ class ErrorRates(MetricFamily):
         out[:, 3] = [len(r) for r in ref]
         return out
 
-    @staticmethod
-    def positive_scores(counts: np.ndarray) -> dict[str, tuple[float, np.ndarray]]:
-        """(system, segments) of WER and PER from one reference's count matrix (WER.pl, PER.pl)."""
-        dist, correct, hyp_len, ref_len = (counts[:, k] for k in range(4))
-        total = counts.sum(axis=0)
-        return {
-            "WER": (float(rates(total[0], total[3])), rates(dist, ref_len)),
-            "PER": (float(rates(per_errors(total[1], total[2], total[3]), total[3])),
-                    rates(per_errors(correct, hyp_len, ref_len), ref_len)),
-        }
-
-    def score(self, hypothesis: Side, prepared: list[list[Words]], documents: DocumentIndex,
-              variants: Sequence[str]) -> dict[str, ScoreSet]:
-        """Per reference scores, then the maximum over references for system and each segment."""
+    def segment_stats(self, hypothesis: Side, prepared: list[list[Words]]) -> np.ndarray:
+        """Per segment ``[edit distance, correct, |hyp|, |ref|]`` against each reference, side by
+        side (4 columns per reference, in the given order)."""
         hyp = self._words(hypothesis.texts)
         for ref in prepared:
             if len(ref) != len(hyp):
                 raise InputError(f"{hypothesis.name}: {len(hyp)} segments but a reference has {len(ref)}")
-        per = any(v.endswith("PER") for v in variants)
-        per_ref = [self.positive_scores(self.counts(hyp, ref, per)) for ref in prepared]
+        return np.hstack([self.counts(hyp, ref) for ref in prepared]).astype(np.float64)
+
+    def scores_from_stats(self, stats: np.ndarray, variant: str) -> np.ndarray:
+        """Each row's rate per reference (WER.pl, PER.pl), then Asiya's maximum over references of
+        the signed rate; a summed row gives the system score (corpus totals per reference)."""
+        counts = np.atleast_2d(stats)
+        counts = counts.reshape(len(counts), -1, 4)  # (rows, references, 4)
+        dist, correct, hyp_len, ref_len = (counts[..., k] for k in range(4))
+        offset, base = (1.0, variant[1:]) if variant.startswith("1-") else (0.0, variant)
+        base, sign = (base[1:], -1.0) if base.startswith("-") else (base, 1.0)
+        errors = dist if base == "WER" else per_errors(correct, hyp_len, ref_len)
+        return offset + np.max(sign * rates(errors, ref_len), axis=1)
+
+    def aggregation(self, level: str) -> str:
+        """System: from corpus totals (per reference, then the maximum); documents: Asiya's mean
+        of segment scores."""
+        return STATS if level == "sys" else MEAN
+
+    def score(self, hypothesis: Side, prepared: list[list[Words]], documents: DocumentIndex,
+              variants: Sequence[str]) -> dict[str, ScoreSet]:
+        """Segments and system from the statistics; a document is the mean of its segments."""
+        stats = self.segment_stats(hypothesis, prepared)
+        total = stats.sum(axis=0)
         result = {}
         for variant in variants:
-            offset, base = (1.0, variant[1:]) if variant.startswith("1-") else (0.0, variant)
-            base, sign = (base[1:], -1.0) if base.startswith("-") else (base, 1.0)
-            system = offset + max(sign * r[base][0] for r in per_ref)
-            segments = offset + np.max([sign * r[base][1] for r in per_ref], axis=0)
+            segments = self.scores_from_stats(stats, variant)
             docs = {d: float(segments[documents.rows(d)].mean()) for d in documents.documents}
-            result[variant] = ScoreSet(system=float(system), documents=docs, segments=segments)
+            result[variant] = ScoreSet(system=self.score_from_stats(total, variant), documents=docs,
+                                       segments=segments, stats=stats)
         return result

@@ -45,7 +45,7 @@ import numpy as np
 
 from mteval.errors import InputError
 from mteval.io.corpus import DocumentIndex
-from mteval.metrics.base import MetricInfo, ScoreSet, Side, StatsFamily, mean_score_set
+from mteval.metrics.base import MEAN, STATS, MetricInfo, ScoreSet, Side, StatsFamily, mean_score_set
 from mteval.metrics.registry import register
 
 EXPONENTS = (1, 2, 3)
@@ -288,7 +288,11 @@ class GTM(StatsFamily):
         """System and segment scores from statistics; documents as Asiya: mean of segment scores."""
         scores = super().score(hypothesis, prepared, documents, variants)
         return {v: ScoreSet(system=s.system, documents=mean_score_set(s.segments, documents).documents,
-                            segments=s.segments) for v, s in scores.items()}
+                            segments=s.segments, stats=s.stats) for v, s in scores.items()}
+
+    def aggregation(self, level: str) -> str:
+        """System: GTM's score of summed statistics; documents: Asiya's mean of segment scores."""
+        return STATS if level == "sys" else MEAN
 
     def scores_from_stats(self, stats: np.ndarray, variant: str) -> np.ndarray:
         """GTM-e F of each statistics row."""

@@ -37,7 +37,7 @@ import numpy as np
 from mteval.errors import InputError
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics.aliases import DUPLICATES
-from mteval.metrics.base import MetricFamily, MetricInfo, ScoreSet, Side, mean_score_set
+from mteval.metrics.base import BOOTSTRAP, MEAN, MetricFamily, MetricInfo, ScoreSet, Side, mean_score_set
 from mteval.metrics.registry import register
 from mteval.metrics.rouge_bootstrap import bootstrap_average
 from mteval.metrics.stemmers import porter_rouge
@@ -328,6 +328,17 @@ class RougeFamily(MetricFamily):
     def info(self, variant: str) -> MetricInfo:
         """Similarity in [0, 1]; ROUGE lower-cases, so it ignores ``case_sensitive``."""
         return MetricInfo(variant, self.family, description="ROUGE-1.5.5 F-score (Asiya flags)")
+
+    def aggregation(self, level: str) -> str:
+        """System: ROUGE-1.5.5's bootstrap ``Average_F`` of segment scores (a function of the
+        scores, not of summed statistics); documents: Asiya's mean of segment scores."""
+        return BOOTSTRAP if level == "sys" and self.bootstrap else MEAN
+
+    def subset_score(self, scores: ScoreSet, rows: np.ndarray, variant: str, level: str) -> float:
+        """What ROUGE-1.5.5 reports for those segments alone (numbered 1..n in their order)."""
+        if self.aggregation(level) == BOOTSTRAP:
+            return bootstrap_average(scores.segments[rows])
+        return super().subset_score(scores, rows, variant, level)
 
     def _text(self, segment: str) -> RougeText:
         return rouge_text(rouge_tokens(segment, self.stem))

@@ -3,7 +3,9 @@
 Pairs: system/reference, reference/reference (each reference against each other one),
 system/all-references and reference/other-references (multi-reference, for -doOQ and -doref),
 reference sets named in the config's ``sets``, and system/system only with ``jack=True``.
-A file that exists with the same signature and input digest is skipped unless ``remake``.
+A file that exists with the same signature and input digest is skipped unless ``remake`` -- or,
+for a statistics-based family, unless it lacks the segments' sufficient statistics (written before
+they were stored): it is computed once more (``docs/statistics.md``).
 
 Metric names: a file is stored under the name the user wrote (an alias such as the manual's
 ``SP-Op-NN``, or ``BLEU``); the family computes the canonical variant it denotes
@@ -19,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mteval.metrics import registry
-from mteval.metrics.base import MetricFamily, Side
+from mteval.metrics.base import STATS, MetricFamily, Side
 from mteval.pipeline import hybrid
 from mteval.pipeline.annotation import AnnotationProvider
 from mteval.pipeline.config import Experiment
@@ -136,11 +138,14 @@ class SetupRun:
         for pair in pairs:
             by_refset[pair.references].append(pair)
         signatures = {v: self.signature(family, v) for v in variants}
+        rules = {level: family.aggregation(level) for level in ("sys", "doc")}
+        aggregate = " ".join(f"{level}:{rule}" for level, rule in rules.items())
+        needs_stats = STATS in rules.values()
         for references, group in by_refset.items():
             todo = []
             for pair in group:
                 stale = [v for v in variants if self.remake or not self.cache.is_current(
-                    pair.target, pair.refset, v, signatures[v], self.inputs(pair), len(self.texts))]
+                    pair.target, pair.refset, v, signatures[v], self.inputs(pair), len(self.texts), needs_stats)]
                 self.report.skipped += len(variants) - len(stale)
                 if stale:
                     todo.append((pair, stale))
@@ -153,7 +158,8 @@ class SetupRun:
                 results = family.score(self.side(pair.target, family), prepared, self.texts.documents, wanted)
                 for variant in stale:
                     path = self.cache.save(pair.target, pair.refset, variant, results[registry.canonical(variant)],
-                                           self.texts.documents.doc_ids, signatures[variant], self.inputs(pair))
+                                           self.texts.documents.doc_ids, signatures[variant], self.inputs(pair),
+                                           aggregate)
                     self.report.computed += 1
                     self.report.files.append(str(path))
 

@@ -116,24 +116,32 @@ class ScoreCache:
         return removed
 
     def save(self, target: str, refset: str, metric: str, scores: ScoreSet, doc_ids: tuple[str, ...],
-             signature: str = "", inputs: str = "") -> Path:
-        """Write one score file atomically."""
+             signature: str = "", inputs: str = "", aggregate: str = "") -> Path:
+        """Write one score file atomically (with the segments' statistics when ``scores`` has them;
+        ``aggregate``: the family's aggregation rules, e.g. ``sys:stats doc:mean``)."""
         path = self.path(target, refset, metric)
-        atomic_write(path, to_xml(ScoreFile(metric, target, refset, scores, signature, inputs), doc_ids))
+        score_file = ScoreFile(metric, target, refset, scores, signature, inputs, aggregate=aggregate)
+        atomic_write(path, to_xml(score_file, doc_ids))
         return path
 
-    def load(self, target: str, refset: str, metric: str, n_segments: int | None = None) -> ScoreSet:
-        """Scores of a triple; CacheError when there is no file."""
+    def read(self, target: str, refset: str, metric: str, n_segments: int | None = None) -> tuple[Path, ScoreFile]:
+        """The file of a triple and its content; CacheError when there is no file."""
         path = self.find(target, refset, metric)
         if path is None:
             raise CacheError(f"no scores for metric {metric!r}, target {target!r}, references "
                              f"{refset!r} (run iqsetup first)", self.root / target / refset)
-        return parse(path, n_segments).scores
+        return path, parse(path, n_segments)
+
+    def load(self, target: str, refset: str, metric: str, n_segments: int | None = None) -> ScoreSet:
+        """Scores of a triple; CacheError when there is no file."""
+        return self.read(target, refset, metric, n_segments)[1].scores
 
     def is_current(self, target: str, refset: str, metric: str, signature: str, inputs: str,
-                   n_segments: int | None = None) -> bool:
+                   n_segments: int | None = None, needs_stats: bool = False) -> bool:
         """True when a computed file exists with the same signature and input digest and reads
-        whole (every segment there); a damaged file is reported and counts as stale."""
+        whole (every segment there) -- and, with ``needs_stats``, carries the segments' statistics
+        (a file written before they were stored is computed once more); a damaged file is
+        reported and counts as stale."""
         path = self.find(target, refset, metric)
         if path is None:
             return False
@@ -142,8 +150,9 @@ class ScoreCache:
         except CacheError as exc:
             LOG.warning("damaged score file, computing it again: %s", exc.format())
             return False
-        # other settings or texts, or written before files carried a digest: compute again
-        return found.signature == signature and found.inputs == inputs and bool(found.digest)
+        # other settings or texts, or written before files carried a digest (or statistics): compute again
+        return (found.signature == signature and found.inputs == inputs and bool(found.digest)
+                and (found.scores.stats is not None or not needs_stats))
 
     def available(self) -> list[tuple[str, str, str]]:
         """Every (target, refset, metric) with a score file, sorted; files whose names cannot be

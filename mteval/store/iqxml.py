@@ -3,14 +3,20 @@
 Written (one file per target, reference set and metric)::
 
     <IQ metric="BLEU" target="S1" ref="A_B" score="0.38" n_docs="1" n_segments="3"
-        signature="metric:BLEU|...|mteval:0.1.0" inputs="sha256 of the texts">
+        signature="metric:BLEU|...|mteval:0.1.0" inputs="sha256 of the texts"
+        aggregate="sys:stats doc:stats" n_stats="18" digest="sha256:...">
       <DOC id="UNKNOWN_DOC" n="1" n_segments="3" score="0.40">
-        <S n="1">0.39</S> ...
+        <S n="1" stats="12 11 11.5 9 ...">0.39</S> ...
       </DOC>
     </IQ>
 
 ``S/@n`` is the 1-based segment number in the whole test set. Scores are written with Python's
-shortest round-trip ``repr`` (full precision). Read: root ``IQ`` or ``REPORT`` (Asiya, also
+shortest round-trip ``repr`` (full precision). A statistics-based metric's segments carry their
+sufficient statistics in ``S/@stats`` (``n_stats`` numbers: integers as integers, others as
+``repr``, so they read back bit for bit); ``aggregate`` records how the family makes document and
+system scores from segments (``docs/statistics.md``). Readers that do not know these attributes
+ignore them; files without them (IQMT, Asiya, older mteval) still load, with ``stats`` None.
+Read: root ``IQ`` or ``REPORT`` (Asiya, also
 gzip-compressed ``.xml.gz``), ``S`` elements with or without ``DOC`` parents, ``IQ/@score`` or
 ``REPORT/@score`` as the system score. Parsing never expands entities, loads DTDs or touches the
 network, and rejects files that declare entities. A file that is not well-formed XML and carries
@@ -40,6 +46,8 @@ from mteval.store import iqmt_tolerant
 MAX_BYTES = 256 * 1024 * 1024  # refuse score files larger than this, decompressed (gzip bombs)
 MAX_ELEMENTS = 5_000_000  # refuse files with more elements (a test set has far fewer segments)
 MAX_ABS = 1e12  # a score beyond this (or ±inf) is refused: it would swamp every mean it enters
+MAX_STATS = 4096  # statistics per segment (chrF++: 42, BLEU/NIST: 18, WER/PER: 4 per reference)
+MAX_STATS_VALUES = 32_000_000  # statistics in one file (256 MB as float64)
 _PARSER_OPTIONS: dict[str, Any] = dict(resolve_entities=False, no_network=True, load_dtd=False,
                                        dtd_validation=False, huge_tree=False, remove_comments=True,
                                        remove_pis=True)
@@ -56,6 +64,18 @@ class ScoreFile:
     signature: str = ""
     inputs: str = ""
     digest: str = ""  # content_digest of the scores, in files mteval wrote (checked when read)
+    aggregate: str = ""  # e.g. "sys:stats doc:mean": the family's aggregation rules when written
+
+
+def _stat(value: float) -> str:
+    """A statistic as written: an integer without ``.0``, any other value as its ``repr``."""
+    value = float(value)
+    return str(int(value)) if value.is_integer() and abs(value) < 2 ** 53 else _fmt(value)
+
+
+def stats_text(row: np.ndarray) -> str:
+    """One segment's statistics as written in ``S/@stats`` (and hashed by :func:`content_digest`)."""
+    return " ".join(map(_stat, row))
 
 
 def _fmt(value: float) -> str:
@@ -67,6 +87,8 @@ def content_digest(scores: ScoreSet) -> str:
     file whose digest does not match was damaged after it was written (a flipped digit)."""
     parts = [_fmt(scores.system)] + [f"{doc}={_fmt(v)}" for doc, v in scores.documents.items()]
     parts += [_fmt(v) for v in scores.segments]
+    if scores.stats is not None:  # files without statistics keep the digest they always had
+        parts += ["stats"] + [stats_text(row) for row in scores.stats]
     return "sha256:" + hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
 
 
@@ -78,17 +100,25 @@ def to_xml(score_file: ScoreFile, doc_ids: tuple[str, ...]) -> bytes:
     """
     s = score_file.scores
     written = ScoreSet(s.system, {doc: s.documents.get(doc, math.nan) for doc in dict.fromkeys(doc_ids)},
-                       s.segments)
+                       s.segments, s.stats)
     root = etree.Element("IQ", metric=score_file.metric, target=score_file.target, ref=score_file.refset,
                          score=_fmt(s.system), n_docs=str(len(written.documents)), n_segments=str(len(s.segments)),
-                         signature=score_file.signature, inputs=score_file.inputs, digest=content_digest(written))
+                         signature=score_file.signature, inputs=score_file.inputs)
+    if score_file.aggregate:
+        root.set("aggregate", score_file.aggregate)
+    if s.stats is not None:
+        root.set("n_stats", str(s.stats.shape[1]))
+    root.set("digest", content_digest(written))
     sizes = Counter(doc_ids)
     docs: dict[str, etree._Element] = {}
     for number, (doc, value) in enumerate(zip(doc_ids, s.segments, strict=True), start=1):
         if doc not in docs:
             docs[doc] = etree.SubElement(root, "DOC", id=doc, n=str(len(docs) + 1), n_segments=str(sizes[doc]),
                                          score=_fmt(written.documents[doc]))
-        etree.SubElement(docs[doc], "S", n=str(number)).text = _fmt(value)
+        segment = etree.SubElement(docs[doc], "S", n=str(number))
+        if s.stats is not None:
+            segment.set("stats", stats_text(s.stats[number - 1]))
+        segment.text = _fmt(value)
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
 
 
@@ -147,6 +177,8 @@ class _Reader:
         self.root: dict[str, str] = {}
         self.documents: dict[str, float] = {}
         self.values: dict[int, float] = {}
+        self.stats: dict[int, list[float]] = {}
+        self.n_stats = 0  # statistics read so far, over all segments (bounded by MAX_STATS_VALUES)
         self.elements = 0
 
     def count(self, line: int | None = None) -> None:
@@ -164,11 +196,25 @@ class _Reader:
     def document(self, attrs: Mapping[str, str], line: int | None) -> None:
         self.documents[attrs.get("id", "")] = _number(attrs.get("score"), self.path, line, "DOC/@score")
 
-    def segment(self, raw: str | None, text: str | None, line: int | None) -> None:
+    def segment(self, raw: str | None, text: str | None, line: int | None, stats: str | None = None) -> None:
         number = _segment_number(raw, self.path, line)
         if number in self.values:
             raise CacheError(f"segment {number} has two scores", self.path, line)
         self.values[number] = _number(text, self.path, line, f"segment {number}")
+        if stats is not None:
+            self.stats[number] = self.statistics(stats, number, line)
+
+    def statistics(self, text: str, number: int, line: int | None) -> list[float]:
+        """One segment's ``stats``: at most ``MAX_STATS`` numbers, each finite within ±MAX_ABS."""
+        parts = text.split()
+        self.n_stats += len(parts)
+        if not parts or len(parts) > MAX_STATS or self.n_stats > MAX_STATS_VALUES:
+            raise CacheError(f"segment {number}: stats has {len(parts)} values (expected 1 to {MAX_STATS}, "
+                             f"at most {MAX_STATS_VALUES} in a file)", self.path, line)
+        values = [_number(part, self.path, line, f"segment {number} stats") for part in parts]
+        if any(math.isnan(v) for v in values):
+            raise CacheError(f"segment {number}: stats has a value that is not a number", self.path, line)
+        return values
 
     def start(self, element: etree._Element) -> None:
         self.count()
@@ -182,7 +228,7 @@ class _Reader:
 
     def end(self, element: etree._Element) -> None:
         if element.tag == "S":
-            self.segment(element.get("n"), element.text, element.sourceline)
+            self.segment(element.get("n"), element.text, element.sourceline, element.get("stats"))
         if element.getparent() is not None:  # keep memory flat: drop what has been read
             element.clear()
             while element.getprevious() is not None:
@@ -234,18 +280,37 @@ def _segments(values: dict[int, float], n_segments: int | None, path: Path) -> n
     return segments
 
 
+def _statistics(reader: _Reader, size: int, path: Path) -> np.ndarray | None:
+    """The statistics matrix: every segment has ``n_stats`` values, or no segment has any."""
+    declared = reader.root.get("n_stats")
+    if not reader.stats and declared is None:
+        return None
+    if declared is None or not declared.isdigit() or not 0 < int(declared) <= MAX_STATS:
+        raise CacheError(f"n_stats={declared!r}: expected the number of statistics per segment (1 to {MAX_STATS})",
+                         path)
+    width = int(declared)
+    for number in range(1, size + 1):
+        row = reader.stats.get(number)
+        if row is None or len(row) != width:
+            found = "no stats" if row is None else f"{len(row)} statistics"
+            raise CacheError(f"segment {number} has {found}, the file declares n_stats={width}; damaged", path)
+    return np.array([reader.stats[n] for n in range(1, size + 1)], dtype=np.float64).reshape(size, width)
+
+
 def parse(path: Path, n_segments: int | None = None) -> ScoreFile:
     """Read an IQ-XML or Asiya REPORT file safely; ``n_segments`` sizes the segment array.
 
     Streamed with bounded memory: at most ``MAX_BYTES`` decompressed bytes and ``MAX_ELEMENTS``
-    elements; no entities, DTD or network. Every segment needs a finite score or NaN.
+    elements; no entities, DTD or network. Every segment needs a finite score or NaN, and, in a
+    file with statistics, ``n_stats`` finite statistics.
     """
     reader = _read(path)
     root = reader.root
     segments = _segments(reader.values, n_segments, path)
+    stats = _statistics(reader, len(segments), path)
     target = root.get("target") or root.get("hyp") or ""
-    scores = ScoreSet(_number(root.get("score"), path, None, "score"), reader.documents, segments)
+    scores = ScoreSet(_number(root.get("score"), path, None, "score"), reader.documents, segments, stats)
     if "digest" in root and root["digest"] != content_digest(scores):
         raise CacheError("scores do not match the file's digest (damaged after it was written)", path)
-    return ScoreFile(root.get("metric", ""), target, root.get("ref", ""), scores,
-                     root.get("signature", ""), root.get("inputs", ""), root.get("digest", ""))
+    return ScoreFile(root.get("metric", ""), target, root.get("ref", ""), scores, root.get("signature", ""),
+                     root.get("inputs", ""), root.get("digest", ""), root.get("aggregate", ""))
