@@ -1,8 +1,10 @@
 """Render iqeval records: an aligned score matrix (-O 0), ranking lists (-O 1), TSV or JSON.
 
 Machine formats print tidy records with the columns ``target, refset, metric, level, doc,
-segment, score`` (plus any extra keys a measure adds, e.g. ``hits``/``trials``), ``-`` where a
-column does not apply, scores at full precision.
+segment, score`` (plus any extra keys a measure adds, e.g. ``hits``/``trials``, or -doOQ's
+``aggregate``), ``-`` where a column does not apply, scores at full precision. Keys starting with
+``_`` are for the text views only (``_subset``: a score iqeval computed for part of the test set
+or of a document; the views name the rule used in a note under the table).
 
 Text views follow the IQMT 2.0 manual (§4.2, §6.3): records without a ``table`` key form the
 score matrix (QUEEN a column next to the metrics, Tables 2, 3 and 12) or the ranking lists;
@@ -31,7 +33,7 @@ def _fmt(value: Any, digits: int = 4) -> str:
 
 
 def _columns(records: Sequence[Record]) -> list[str]:
-    extra = [k for r in records for k in r if k not in COLUMNS]
+    extra = [k for r in records for k in r if k not in COLUMNS and not k.startswith("_")]
     return list(COLUMNS) + list(dict.fromkeys(extra))
 
 
@@ -49,9 +51,35 @@ def _plain(value: Any) -> str:
 
 def write_json(records: Sequence[Record], out: TextIO) -> None:
     """A JSON list of objects with the record keys (NaN written as null)."""
-    clean = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()} for r in records]
+    clean = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items() if not k.startswith("_")}
+             for r in records]
     json.dump(clean, out, indent=1, ensure_ascii=False)
     out.write("\n")
+
+
+RULES = {"stats": "from summed statistics", "bootstrap": "as ROUGE's bootstrap average of segment scores",
+         "mean": "as the mean of segment scores", "file": "as read from the score file"}
+_PART = {"sys": "sys scores of part of the test set", "doc": "doc scores of partly selected documents"}
+
+
+def aggregation_note(records: Sequence[Record]) -> str | None:
+    """One line naming the rule behind each score computed for a subset, e.g. ``note: sys scores
+    of part of the test set: BLEU, chrF from summed statistics; METEOR-ex as the mean of segment
+    scores`` (None when no score was)."""
+    by_level: dict[str, dict[str, dict[str, None]]] = {}
+    for r in records:
+        if r.get("_subset") and "aggregate" in r:
+            by_level.setdefault(r["level"], {}).setdefault(r["aggregate"], {})[r["metric"]] = None
+    parts = [f"{_PART.get(level, level)}: " + "; ".join(f"{', '.join(metrics)} {RULES.get(rule, rule)}"
+                                                         for rule, metrics in rules.items())
+             for level, rules in by_level.items()]
+    return "note: " + " | ".join(parts) if parts else None
+
+
+def _note(records: Sequence[Record], out: TextIO) -> None:
+    note = aggregation_note(records)
+    if note:
+        out.write(note + "\n")
 
 
 def row_label(record: Record) -> str:
@@ -105,6 +133,7 @@ def write_matrix(records: Sequence[Record], out: TextIO, label: str = "SYS") -> 
             cells.setdefault(row_label(r), {})[r["metric"]] = cell(r)
         rows = [[name] + [values.get(m, "-") for m in metrics] for name, values in cells.items()]
         _table([label] + metrics, rows, out)
+        _note(plain, out)
     _write_tables(tables, out, ranked=False, gap=bool(plain))
 
 
@@ -118,6 +147,8 @@ def write_rankings(records: Sequence[Record], out: TextIO, higher_is_better: Cal
         out.write(f"{metric}\n")
         _table(["#", "target", "score"], [[str(i), row_label(r), cell(r)] for i, r in enumerate(rows, start=1)], out)
         out.write("\n")
+    if plain:
+        _note(plain, out)
     _write_tables(tables, out, ranked=True, gap=False)
 
 

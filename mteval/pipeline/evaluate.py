@@ -3,9 +3,14 @@
 Records share one shape with every iqeval measure: ``target, refset, metric, level, doc,
 segment, score`` (``-`` where a column does not apply).
 
-Conventions: a system-level score with a -T segment subset is the mean of the selected segment
-scores (the cache holds scores, not statistics); a document missing from a dropped-in file is the
-mean of its segment scores.
+Subsets (``docs/statistics.md``): the system score of a -T subset, and the score of a document
+only part of which is selected, are computed as the metric's reference tool computes them on those
+segments alone (:meth:`MetricFamily.aggregation`): from the summed sufficient statistics stored in
+the cache (``stats``: BLEU, NIST, chrF, TER, GTM and WER/PER systems, METEOR, DPM, EDPM), ROUGE's
+bootstrap average (``bootstrap``), or the mean of segment scores (``mean``: the other families and
+users' own metrics). Each sys/doc record says which in its ``aggregate`` field (``file``: a user's
+metric read as its file gives it). A document missing from a dropped-in file is the mean of its
+segment scores.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,11 +26,12 @@ import numpy as np
 from mteval.errors import CacheError, ConfigError
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics import registry
-from mteval.metrics.base import ScoreSet
+from mteval.metrics.base import MEAN, STATS, MetricFamily, nan_mean
 from mteval.pipeline.config import Experiment
 from mteval.pipeline.hybrid import spec_of
 from mteval.pipeline.sets import resolve, resolve_segments
 from mteval.store.cache import ScoreCache, refset_name
+from mteval.store.iqxml import ScoreFile
 
 LEVELS = ("seg", "doc", "sys")
 LOG = logging.getLogger(__name__)
@@ -116,23 +123,89 @@ def targets_and_refsets(sel: Selection) -> list[tuple[str, str]]:
     return rows
 
 
-def level_records(scores: ScoreSet, base: Record, sel: Selection, documents: DocumentIndex) -> list[Record]:
-    """One score set at the selected level as records."""
-    all_segments = len(sel.segments) == len(documents)
+FILE = "file"  # the aggregate of a user's metric read as its file gives it (no rule known)
+
+
+@dataclass(frozen=True)
+class Aggregator:
+    """How one metric's document and system scores follow from its segments: its family's rule
+    (a registered metric) or, for a user's own metric, the file's own score or the mean."""
+
+    metric: str
+    family: MetricFamily | None
+    variant: str  # the canonical variant the family scores
+
+    @classmethod
+    def of(cls, metric: str) -> Aggregator:
+        try:
+            family = registry.create(registry.family_of(metric))
+        except ConfigError:
+            return cls(metric, None, metric)
+        return cls(metric, family, registry.canonical(metric))
+
+    def rule(self, level: str) -> str:
+        return self.family.aggregation(level) if self.family is not None else MEAN
+
+    def stored(self, level: str) -> str:
+        """The aggregate of a score read from the file (the whole test set or a whole document)."""
+        return self.rule(level) if self.family is not None else FILE
+
+    def subset(self, found: tuple[Path, ScoreFile], rows: np.ndarray, level: str) -> float:
+        """The ``level`` score of the segments ``rows`` (0-based) under the metric's rule."""
+        path, score_file = found
+        if self.family is None:
+            return nan_mean(score_file.scores.segments[rows])
+        if self.rule(level) == STATS:
+            check_statistics(self.family, self.metric, level, path, score_file)
+        return self.family.subset_score(score_file.scores, rows, self.variant, level)
+
+
+def check_statistics(family: MetricFamily, metric: str, level: str, path: Path, score_file: ScoreFile) -> None:
+    """A subset score from statistics needs the file's statistics, written by this family's version."""
+    if score_file.scores.stats is None:
+        raise CacheError(f"{metric}: the file has no sufficient statistics (written by IQMT/Asiya or an older "
+                         f"mteval), and the {level} score of part of the test set is computed from them; "
+                         "run iqsetup again to add them", path)
+    written = dict(part.partition(":")[::2] for part in score_file.signature.split("|"))
+    if (written.get("family"), written.get("v")) != (family.family, family.version):
+        raise CacheError(f"{metric}: statistics written by family {written.get('family')!r} version "
+                         f"{written.get('v')!r}, expected {family.family!r} version {family.version!r}; "
+                         "run iqsetup again", path)
+
+
+def level_records(found: tuple[Path, ScoreFile], base: Record, sel: Selection, documents: DocumentIndex,
+                  how: Aggregator | None = None) -> list[Record]:
+    """One score file at the selected level as records (``how``: the metric's aggregation; by
+    default that of ``base["metric"]``)."""
+    how = how or Aggregator.of(str(base["metric"]))
+    scores = found[1].scores
     if sel.level == "sys":
-        value = scores.system if all_segments else float(np.nanmean(scores.segments[np.array(sel.segments) - 1]))
-        return [{**base, "level": "sys", "doc": "-", "segment": "-", "score": value}]
+        part = len(sel.segments) < len(documents)
+        if part:
+            value, rule = how.subset(found, np.array(sel.segments) - 1, "sys"), how.rule("sys")
+        else:
+            value, rule = scores.system, how.stored("sys")
+        return [{**base, "level": "sys", "doc": "-", "segment": "-", "score": value, "aggregate": rule,
+                 "_subset": part}]
     if sel.level == "doc":
-        chosen = set(sel.segments)
+        chosen = np.zeros(len(documents), dtype=bool)
+        chosen[np.array(sel.segments, dtype=np.intp) - 1] = True
         out = []
         for doc in documents.documents:
-            rows = documents.rows(doc)
-            if not chosen.intersection(int(i) + 1 for i in rows):
+            rows = np.asarray(documents.rows(doc), dtype=np.intp)
+            picked = rows[chosen[rows]]
+            if not len(picked):
                 continue
             stored = scores.documents.get(doc)
-            value = stored if stored is not None and not np.isnan(stored) else (
-                float(np.nanmean(scores.segments[rows])) if len(rows) else float("nan"))
-            out.append({**base, "level": "doc", "doc": doc, "segment": "-", "score": float(value)})
+            part = len(picked) < len(rows)
+            if part:
+                value, rule = how.subset(found, picked, "doc"), how.rule("doc")
+            elif stored is not None and not np.isnan(stored):
+                value, rule = stored, how.stored("doc")
+            else:  # a dropped-in file without this document's score
+                value, rule = nan_mean(scores.segments[rows]), MEAN
+            out.append({**base, "level": "doc", "doc": doc, "segment": "-", "score": float(value),
+                        "aggregate": rule, "_subset": part})
         return out
     return [{**base, "level": "seg", "doc": documents.doc_ids[n - 1], "segment": n,
              "score": float(scores.segments[n - 1])} for n in sel.segments]
@@ -141,11 +214,12 @@ def level_records(scores: ScoreSet, base: Record, sel: Selection, documents: Doc
 def outside_qarla(cache: ScoreCache, sel: Selection, documents: DocumentIndex) -> list[Record]:
     """-doOQ: every selected metric for every selected target, at the selected level."""
     records: list[Record] = []
+    rules = {metric: Aggregator.of(metric) for metric in sel.metrics}
     for target, refset in targets_and_refsets(sel):
         for metric in sel.metrics:
-            scores = cache.load(target, refset, metric, len(documents))
+            found = cache.read(target, refset, metric, len(documents))
             base = {"target": target, "refset": refset, "metric": metric}
-            records.extend(level_records(scores, base, sel, documents))
+            records.extend(level_records(found, base, sel, documents, rules[metric]))
     return records
 
 
