@@ -235,6 +235,11 @@ def test_bad_options(tmp_path: Path, args: list[str], fragment: str) -> None:
     assert not out.exists()
 
 
+def test_test_set_folder_given_as_dir(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    line = refused(capsys, FIXTURE / SET, tmp_path / "out", "ru-en")
+    assert f"{FIXTURE / SET}: is itself a test set folder; give the folder that holds it" in line
+
+
 def test_existing_experiment_needs_force(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"
     do_import(FIXTURE, out, "ru-en")

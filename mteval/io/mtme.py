@@ -59,6 +59,8 @@ def locate(root: Path, testset: str, lp: str) -> EvalSetFiles:
     """Find the files of ``testset``/``lp`` under ``root`` (the folder holding the test sets)."""
     folder = root / testset
     if not (folder / "sources").is_dir():
+        if (root / "sources").is_dir():
+            raise InputError("is itself a test set folder; give the folder that holds it (its parent) as DIR", root)
         known = sorted(p.name for p in root.iterdir() if (p / "sources").is_dir()) if root.is_dir() else []
         raise InputError(f"no test set {quote(testset)} in mt-metrics-eval layout (no sources/ folder); "
                          f"test sets here: {_few(known)}", folder)
@@ -69,6 +71,7 @@ def locate(root: Path, testset: str, lp: str) -> EvalSetFiles:
         raise InputError(f"no language pair {quote(lp)}; language pairs here: {_few(known)}", source)
     references = _named_files(folder / "references", f"{lp}.", ".txt")
     if not references:
+        _refuse_jsonl(*sorted((folder / "references").glob(f"{lp}.*.jsonl"))[:1])
         raise InputError(f"no reference files references/{lp}.NAME.txt", folder / "references")
     systems = _named_files(folder / "system-outputs" / lp, "", ".txt")
     if not systems:

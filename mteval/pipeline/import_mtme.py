@@ -267,7 +267,7 @@ def header(files: mtme.EvalSetFiles, options: ImportOptions, plan: Plan) -> str:
         lines.append(f"Human scores (iqeval -assessments FILE -G seg|sys): {', '.join(plan.tables)}.")
     if plan.skipped:
         lines.append("Not imported: " + "; ".join(plan.skipped) + ".")
-    return "".join(f"# {line}\n" for line in lines)
+    return "".join("# " + " ".join(line.splitlines()) + "\n" for line in lines)  # a path may hold a newline
 
 
 def validate(text: str) -> None:
