@@ -74,7 +74,8 @@ class Plan:
 
     references: dict[str, Path]
     systems: dict[str, Path]  # mteval name -> path
-    renamed: dict[str, str] = field(default_factory=dict)  # mt-metrics-eval name -> mteval name
+    kept: dict[str, str] = field(default_factory=dict)  # mt-metrics-eval name -> mteval name, imported systems
+    renamed: dict[str, str] = field(default_factory=dict)  # the kept names that differ
     human_outputs: tuple[str, ...] = ()
     left_out: tuple[str, ...] = ()  # human outputs not imported
     copies: dict[str, list[str]] = field(default_factory=dict)  # texts/NAME.txt -> lines
@@ -138,6 +139,7 @@ def plan_texts(files: mtme.EvalSetFiles, options: ImportOptions) -> Plan:
             raise ConfigError(f"systems {quote(system)} and {quote(_original(plan, name))} both map to the "
                               f"mteval name {quote(name)}", files.systems[system])
         plan.systems[name] = files.systems[system]
+        plan.kept[system] = name
     _check_names(plan, files)
     return plan
 
@@ -196,7 +198,6 @@ def plan_human(files: mtme.EvalSetFiles, options: ImportOptions, plan: Plan, n: 
         if unknown:
             raise ConfigError(f"--human: no human scores named {quote(unknown[0])} (available: "
                               f"{', '.join(available) or 'none'})", files.folder / "human-scores")
-    kept = {old: plan.renamed.get(old, old) for old in files.systems if plan.renamed.get(old, old) in plan.systems}
     for human in files.human:
         if options.human is not None and human.name not in options.human:
             continue
@@ -207,7 +208,7 @@ def plan_human(files: mtme.EvalSetFiles, options: ImportOptions, plan: Plan, n: 
         problem = names.check_component(f"{human.name}.{human.level}.tsv")
         if problem is not None:
             raise ConfigError(f"cannot name the output: {problem}", human.path)
-        rows = _human_rows(human, files, kept, n)
+        rows = _human_rows(human, files, plan.kept, n)
         if rows:
             plan.tables[label] = "system\tsegment\tscore\n" + "".join(f"{r}\n" for r in rows)
         else:
