@@ -68,6 +68,7 @@ def test_en_de_standard_reference_and_human_outputs(tmp_path: Path) -> None:
     assert sorted(config["systems"]) == sorted(p.stem for p in (ENDE / "sys").glob("*.de"))
     assert "refA" not in config["systems"] and "refD" not in config["systems"]  # human outputs: left out
     assert config["language"] == "de" and config["format"] == "plain" and "docids" not in config
+    assert config["source"] == str((FIXTURE / SET / "sources" / "en-de.txt").resolve())
     experiment = load(tmp_path / "out" / "experiment.yaml")
     assert experiment.metrics == ("BLEU", "chrF", "-TER")
     assert experiment.references[0].path == (FIXTURE / SET / "references" / "en-de.refC.txt").resolve()
@@ -233,6 +234,17 @@ def test_bad_options(tmp_path: Path, args: list[str], fragment: str) -> None:
     result = run(*importer(str(FIXTURE), *args, "--out", str(out)))
     assert_user_error(result, fragment)
     assert not out.exists()
+
+
+@pytest.mark.parametrize(("name", "fragment"), [
+    ("ru-en..seg.score", "expected a human score file named LP.NAME.LEVEL.score"),
+    ("ru-en.wmt-z.para.score", "unknown level 'para' (expected one of seg, sys, doc, domain)"),
+])
+def test_bad_human_file_names(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, fragment: str) -> None:
+    root = copy_fixture(tmp_path)
+    (root / SET / "human-scores" / name).write_text("AFRL\t1\n", encoding="utf-8")
+    line = refused(capsys, root, tmp_path / "out", "ru-en")
+    assert f"{name}: {fragment}" in line
 
 
 def test_test_set_folder_given_as_dir(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

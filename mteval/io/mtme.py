@@ -110,7 +110,7 @@ def _human_files(folder: Path, lp: str) -> tuple[HumanScores, ...]:
         return ()
     for path in sorted(folder.glob(f"{lp}.*.score")):
         parts = path.name.split(".")
-        if len(parts) < 4:
+        if len(parts) < 4 or not all(parts[1:-2]):
             raise InputError("expected a human score file named LP.NAME.LEVEL.score", path)
         if parts[-2] not in LEVELS:
             raise InputError(f"unknown level {quote(parts[-2])} (expected one of {', '.join(LEVELS)})", path)

@@ -237,7 +237,7 @@ def experiment_mapping(files: mtme.EvalSetFiles, options: ImportOptions, plan: P
         return f"texts/{name}.txt" if f"texts/{name}.txt" in plan.copies else str(path.resolve())
 
     mapping: dict = {"name": f"{options.testset}.{options.lp}", "cache": "cache",
-                     "source": text("source", files.source), "format": "plain",
+                     "source": str(files.source.resolve()), "format": "plain",
                      "language": options.language or target_language(options.lp)}
     if plan.docids is not None:
         mapping["docids"] = "docids"
