@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mteval.errors import ConfigError
+from mteval.errors import ConfigError, InputError
 from mteval.meta.assessments import read_assessments
 from mteval.meta.judged import Judged
 from mteval.meta.learners import criterion
@@ -92,6 +92,14 @@ class TuningResult:
     identity: str
 
 
+def _refuse_one_document(experiment: Experiment, texts: LoadedTexts) -> None:
+    """The :class:`ConfigError` of texts with one document (plain texts without ``docids``)."""
+    raise ConfigError("tune splits the documents in two folds, but the texts have one document "
+                      f"({texts.documents.documents[0] if texts.documents.documents else 'none'}); give the "
+                      "documents of plain texts with 'docids: FILE' (one id a line), or ask for folds by "
+                      "line with --folds-by-line", experiment.config_path)
+
+
 def document_folds(experiment: Experiment, texts: LoadedTexts, folds_by_line: bool = False) -> np.ndarray:
     """Fold (0/1) of every segment: the documents split in two halves (§6). With one document,
     a :class:`ConfigError` naming ``docids``, or with ``folds_by_line`` odd/even segments and a
@@ -100,10 +108,7 @@ def document_folds(experiment: Experiment, texts: LoadedTexts, folds_by_line: bo
     if len(set(folds)) >= 2:
         return folds
     if not folds_by_line:
-        raise ConfigError("tune splits the documents in two folds, but the texts have one document "
-                          f"({texts.documents.documents[0] if texts.documents.documents else 'none'}); give the "
-                          "documents of plain texts with 'docids: FILE' (one id a line), or ask for folds by "
-                          "line with --folds-by-line", experiment.config_path)
+        _refuse_one_document(experiment, texts)
     LOG.warning("FOLDS BY LINE: the texts have one document, so the folds are odd and even segments; "
                 "segments of one document sit in both folds and the test correlations are optimistic "
                 "(give 'docids: FILE' for document folds)")
@@ -111,11 +116,15 @@ def document_folds(experiment: Experiment, texts: LoadedTexts, folds_by_line: bo
 
 
 def document_labels(experiment: Experiment, texts: LoadedTexts, folds_by_line: bool = False) -> np.ndarray:
-    """Document of every segment; with one document, every line its own (``folds_by_line``, warned)
-    or the refusal of :func:`document_folds`."""
+    """Document of every segment. With one document, the refusal of :func:`document_folds`, or with
+    ``folds_by_line`` every line its own document, and a warning."""
     if len(set(texts.documents.doc_ids)) >= 2:
         return np.asarray(texts.documents.doc_ids)
-    document_folds(experiment, texts, folds_by_line)  # refuses, or warns
+    if not folds_by_line:
+        _refuse_one_document(experiment, texts)
+    LOG.warning("FOLDS BY LINE: the texts have one document, so every line is a document of its own for the "
+                "folds; neighbouring segments of one document sit in different folds and the test statistics "
+                "are optimistic (give 'docids: FILE' for document folds)")
     return np.asarray([f"line{i}" for i in range(len(texts))])
 
 
@@ -198,7 +207,10 @@ def tune_metric(experiment: Experiment, texts: LoadedTexts, features: tuple[str,
     cache = ScoreCache(experiment.cache)
     documents = document_labels(experiment, texts, folds_by_line)  # before reading anything: refuse or warn first
     data, rated, baseline = _judged(experiment, texts, cache, features, assessments, documents)
-    nested = nested_cv(data, learner, options.folds, options.seed)
+    try:
+        nested = nested_cv(data, learner, options.folds, options.seed)
+    except InputError as error:  # too few documents for the folds: name the judgements file
+        raise InputError(error.problem, error.path or assessments) from None
     report = build_report(data, nested, baseline, BASELINE, options.by_documents, options.n_boot)
     model = learner(data)
     identity = training_identity(assessments, experiment.name)
@@ -226,20 +238,26 @@ def _save_model(path: str, name: str, model: LinearMetric, cache: ScoreCache, ta
     write_model(path, ModelFile(name, model, signatures, dict(training), validation))
 
 
+_NUMBERS = {2: "two", 3: "three", 4: "four", 5: "five", 10: "ten"}
+
+
 def report_lines(result: TuningResult) -> list[str]:
-    """The report as text lines (printed by ``mteval tune``)."""
-    lines = [f"{result.points} judged segments; test-fold statistics (tau_b within source lines, "
-             "segment r, system r); learner's settings chosen on training folds only"]
+    """The report as text lines (printed by ``mteval tune``); no line starts with blanks (those are
+    the weights' lines)."""
+    k = len(result.report) - 1
+    lines = [f"{result.points} judged segments; {_NUMBERS.get(k, str(k))}-fold test correlation by document "
+             "(nested: settings and best single metric chosen on training folds only)",
+             f"{'fold':<7}{'metric':<14}{'tau_b':>8}{'segment_r':>11}{'system_r':>10}"]
     if result.baseline is None:
         lines.append(f"({BASELINE} is not in the cache for all judged systems: no {BASELINE} column)")
     for row in result.report:
-        label = row.label if row.label == "pooled" else f"fold {row.label}"
-        lines.append(f"{label}: {row.points} points, {row.documents} documents, ridge {row.ridge}, "
-                     f"best single (chosen on training folds) {row.single}")
+        lines.append(f"{row.label:<7}{row.points} points, {row.documents} documents, ridge {row.ridge}, "
+                     f"best single {row.single}")
         for who, stats in row.stats.items():
-            lines.append(f"  {who:<12} " + "  ".join(f"{k} {v:+.4f}" for k, v in stats.items()))
+            lines.append(f"{row.label:<7}{who:<14}" + "".join(f"{v:>+{w}.4f}" for v, w in
+                                                            zip(stats.values(), (8, 11, 10), strict=True)))
         for who, comparisons in row.versus.items():
-            lines.append(f"  learned - {who}: " + "  ".join(
+            lines.append(f"{row.label:<7}learned - {who}: 95% CI " + "  ".join(
                 f"{k} {c.delta:+.4f} [{c.low:+.4f}, {c.high:+.4f}]" for k, c in comparisons.items()))
     if result.dropped:
         lines.append("unused features (constant, collinear or not selected): " + ", ".join(result.dropped))
