@@ -112,6 +112,7 @@ def test_system_and_human_filters(tmp_path: Path) -> None:
     config = do_import(FIXTURE, tmp_path / "out", "ru-en", "--systems", "AFRL,Online-B", "--human", "wmt-z",
                        "--metrics", "BLEU,NIST")
     assert list(config["systems"]) == ["AFRL", "Online-B"] and config["metrics"] == ["BLEU", "NIST"]
+    assert do_import(FIXTURE, tmp_path / "neg", "ru-en", "--metrics", "-TER,BLEU")["metrics"] == ["-TER", "BLEU"]
     rows = tsv_rows((tmp_path / "out" / "human" / "wmt-z.seg.tsv").read_text(encoding="utf-8"))
     assert {r["system"] for r in rows} == {"AFRL", "Online-B"}
 

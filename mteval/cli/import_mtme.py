@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mteval.cli.common import run_command
+from mteval.cli.common import run_command, verbatim_values
 from mteval.pipeline.import_mtme import DEFAULT_METRICS, ImportOptions, import_mtme
 
 
@@ -48,7 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--systems", help="comma-separated systems to import (default: all)")
     parser.add_argument("--human", help="comma-separated human score names, e.g. mqm,wmt-z (default: all)")
     parser.add_argument("--metrics", default=",".join(DEFAULT_METRICS),
-                        help=f"comma-separated metrics of the experiment (default: {','.join(DEFAULT_METRICS)})")
+                        help=f"comma-separated metrics of the experiment (default: {','.join(DEFAULT_METRICS)}; "
+                             "the value is taken as is, even when it starts with '-')")
     parser.add_argument("--language", help="target language code (default: from the language pair)")
     parser.add_argument("--force", action="store_true", help="overwrite an existing OUT/experiment.yaml")
 
@@ -85,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mteval import-mtme", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(verbatim_values(sys.argv[1:] if argv is None else argv, ("--metrics",)))
     return run_command("mteval", lambda: run(args))
 
 
