@@ -8,7 +8,7 @@ Examples::
     iqsetup wmt22-ende/experiment.yaml
     iqeval -assessments wmt22-ende/human/mqm.seg.tsv -G seg wmt22-ende/experiment.yaml
 
-Until ``mteval`` registers the subcommand: ``python -m mteval.cli.import_mtme DIR ...``.
+Also runs as ``python -m mteval.cli.import_mtme DIR ...``.
 """
 
 from __future__ import annotations
