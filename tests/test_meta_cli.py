@@ -127,14 +127,17 @@ def test_bad_assessments_file(experiment: Path, tmp_path: Path) -> None:
 
 
 def test_compare_systems(experiment: Path) -> None:
-    out = run("iqeval", "-compareSystems", "-M", "BLEU", "--resamples", "100", "--tsv", str(experiment))
+    """-compareSystems, the older name of -compare: the paired tests of mteval.pipeline.compare."""
+    out = run("iqeval", "-compareSystems", "-M", "BLEU", "--resamples", "100", "--trials", "200", "--tsv",
+              str(experiment))
     assert out.returncode == 0, out.stderr
     rows = tsv(out.stdout)
-    assert len(rows) == 3 and {r["test"] for r in rows} == {"bootstrap-statistics"}
+    pairs = [r for r in rows if r["kind"] == "pair"]
+    assert len(pairs) == 3 and len(rows) == 6 and {r["aggregate"] for r in rows} == {"stats"}
     cache = ScoreCache(experiment.parent / "cache")
-    for r in rows:
-        a, b = next((x, y) for x in SYSTEMS for y in SYSTEMS if f"{x}-{y}" == r["target"])
+    for r in pairs:
         # statistics are resampled: the observed difference is the corpus BLEU difference
-        expected = cache.load(a, "A_C_D", "BLEU").system - cache.load(b, "A_C_D", "BLEU").system
-        assert float(r["score"]) == pytest.approx(expected, abs=1e-9)
-        assert 0 <= float(r["p_value"]) <= 1 and float(r["ci_low"]) <= float(r["ci_high"])
+        expected = cache.load(r["target"], "A_C_D", "BLEU").system - cache.load(r["baseline"], "A_C_D", "BLEU").system
+        assert float(r["score"]) == pytest.approx(expected, abs=1e-9) and expected >= 0
+        assert 0 < float(r["p_bs"]) <= 1 and 0 < float(r["p_ar"]) <= 1
+        assert float(r["delta_low"]) <= float(r["delta"]) <= float(r["delta_high"])

@@ -11,6 +11,7 @@ Examples::
     iqeval -doQUEEN -doKING -G seg -M some_metrics configs/example.yaml
     iqeval -optimizeKING --exhaustive -TT configs/example.yaml
     iqeval -assessments data/wmt21-ende-sample/human/mqm.tsv -G seg --tsv configs/example.yaml
+    iqeval -compare -baseline UEdin -M BLEU,chrF configs/example.yaml   # paired significance, clusters
     iqeval -TRYall new_system.txt configs/example.yaml   # score one new output, computing only its files
     IQeval -doOQ -G sys -O 0 configs/IQeval.config        # the IQeval.config that IQsetup writes
     iqeval -doOQ -M -TER configs/example.yaml             # a value may start with '-' (-M=-TER too)
@@ -25,10 +26,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from mteval.cli import output
-from mteval.cli.common import run_command, verbatim_values
+from mteval.cli import compare_view, output
+from mteval.cli.common import SET_OPTIONS, run_command, verbatim_values
 from mteval.errors import MtevalError
-from mteval.pipeline import correlate, evaluate, qarla_report, trial
+from mteval.pipeline import compare, correlate, evaluate, qarla_report, trial
 from mteval.pipeline.config import Experiment, load
 from mteval.pipeline.legacy_eval_config import computable
 from mteval.pipeline.sets import resolve
@@ -66,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--try-name", help="name of the -TRY system (default: the file name without extension)")
     qarla_report.add_arguments(p)  # -doQUEEN -doKING -doJACK -optimizeKING -TT
     correlate.add_arguments(p)  # -assessments FILE and its options
+    compare.add_arguments(p)  # -compare (-compareSystems) -baseline SYS and its options
     return p
 
 
@@ -77,18 +79,27 @@ def _oq(args: argparse.Namespace, experiment: Experiment, cache: ScoreCache, sel
 ACTIONS["doOQ"] = _oq
 ACTIONS.update(qarla_report.ACTIONS)
 ACTIONS.update(correlate.ACTIONS)
+ACTIONS.update(compare.ACTIONS)
 
 
 def render(records: list[dict], args: argparse.Namespace) -> None:
-    """Write records in the requested layout to stdout."""
+    """Write records in the requested layout to stdout (-compare's text view after the others)."""
     if args.tsv:
         output.write_tsv(records, sys.stdout)
-    elif args.json:
+        return
+    if args.json:
         output.write_json(records, sys.stdout)
-    elif args.layout == "1":
-        output.write_rankings(records, sys.stdout, evaluate.higher_is_better)
-    else:
-        output.write_matrix(records, sys.stdout, {"sys": "SYS", "doc": "SYS:DOC", "seg": "SYS:SEG"}[args.level])
+        return
+    compared = [r for r in records if r.get("_view") == compare.VIEW]
+    others = [r for r in records if r.get("_view") != compare.VIEW]
+    if others and args.layout == "1":
+        output.write_rankings(others, sys.stdout, evaluate.higher_is_better)
+    elif others:
+        output.write_matrix(others, sys.stdout, {"sys": "SYS", "doc": "SYS:DOC", "seg": "SYS:SEG"}[args.level])
+    if compared:
+        if others:
+            sys.stdout.write("\n")
+        compare_view.write_comparisons(compared, sys.stdout)
 
 
 def remake(args: argparse.Namespace, experiment: Experiment, texts: LoadedTexts) -> None:
@@ -106,7 +117,8 @@ def remake(args: argparse.Namespace, experiment: Experiment, texts: LoadedTexts)
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(verbatim_values(sys.argv[1:] if argv is None else argv))
+    words = sys.argv[1:] if argv is None else argv
+    args = build_parser().parse_args(verbatim_values(words, (*SET_OPTIONS, "-baseline")))
 
     def body() -> int:
         chosen = [name for name in ACTIONS if getattr(args, name, False)]

@@ -29,9 +29,9 @@ Records: ``target`` = the correlation name (``pearson``, ``pearson/mean-removed`
 with significance, one row per ordered metric pair (metric ``A>B``, target ``perm-both:NAME`` or
 ``bootstrap:NAME``), ``score`` = difference and ``p_value`` (H1: A correlates better than B).
 
-``-compareSystems`` (no assessments needed): for every metric and pair of systems ``A-B``, the
-paired-bootstrap difference A - B with its CI, the one-sided p-value of the observed winner
-(``better``), and whether statistics or segment scores were resampled (``test``).
+``-compare`` / ``-compareSystems`` (paired significance between systems) is
+``mteval.pipeline.compare``; the options ``--resamples`` and ``--seed`` registered here serve both
+(``--seed`` defaults to 1234 here, to sacreBLEU's 12345 there).
 """
 
 from __future__ import annotations
@@ -51,11 +51,9 @@ from mteval.meta.significance import (
     bootstrap_ci,
     paired_bootstrap,
     perm_both,
-    system_bootstrap,
     system_level_ci,
 )
-from mteval.metrics import registry
-from mteval.metrics.base import ScoreSet, Side, StatsFamily
+from mteval.metrics.base import ScoreSet
 from mteval.pipeline.evaluate import higher_is_better
 from mteval.store.cache import refset_name
 
@@ -64,6 +62,7 @@ PAIR_STATISTICS = ("kendall-wmt12", "kendall-wmt20", "accuracy")
 DEFAULT_CORRELATIONS = ("pearson", "spearman", "kendall", "kendall-wmt12", "accuracy")
 WMT_STATISTICS = ("acc_eq", "tau_eq", "spa")  # mteval.meta.wmt_stats
 KNOWN = (*STATISTICS, *WMT_STATISTICS)
+ASSESSMENT_SEED = 1234  # -assessments' default --seed
 
 
 @dataclass(frozen=True)
@@ -304,8 +303,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``iqeval -assessments FILE``."""
     parser.add_argument("-assessments", metavar="FILE",
                         help="correlate metrics with human judgements (Asiya CSV or 'system segment score')")
-    parser.add_argument("-compareSystems", action="store_true",
-                        help="paired bootstrap significance of every system pair, for every metric")
     parser.add_argument("--corr", default=",".join(DEFAULT_CORRELATIONS),
                         help=f"correlations, comma-separated (known: {', '.join(KNOWN)})")
     parser.add_argument("--average", default=None, choices=("none", "item", "sys"),
@@ -316,8 +313,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also reference-length-weighted Pearson (seg)")
     parser.add_argument("--significance", action="store_true",
                         help="metric-vs-metric PERM-BOTH and paired bootstrap on the first --corr")
-    parser.add_argument("--resamples", type=int, default=1000, help="bootstrap/permutation draws (1000)")
-    parser.add_argument("--seed", type=int, default=1234, help="random seed for resampling")
+    parser.add_argument("--resamples", type=int, default=1000,
+                        help="bootstrap/permutation draws (1000; -compare: paired bootstrap resamples)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help=f"random seed for resampling (-assessments: {ASSESSMENT_SEED}; -compare: 12345)")
     parser.add_argument("--thresh", type=float, default=25.0, help="kendall-wmt20 human threshold")
 
 
@@ -334,6 +333,7 @@ def _do_assessments(args: argparse.Namespace, experiment: Any, cache: Any, sel: 
     refset = refset_name(sel.references)
     scores = {m: {s: cache.load(s, refset, m, len(texts)) for s in sel.systems} for m in sel.metrics}
     correlations = [c.strip() for c in args.corr.split(",") if c.strip()]
+    seed = ASSESSMENT_SEED if args.seed is None else args.seed
     if sel.level == "seg":
         lengths = reference_lengths(texts, sel.references) if args.weighted else None
         points = segment_points(human, scores, sel.systems, higher_is_better,
@@ -343,58 +343,12 @@ def _do_assessments(args: argparse.Namespace, experiment: Any, cache: Any, sel: 
     else:
         raise ConfigError("-assessments works at -G seg or -G sys")
     out = correlation_records(points, sel.level, refset, correlations, args.average, args.mean_removed,
-                              args.resamples, args.seed, args.thresh)
+                              args.resamples, seed, args.thresh)
     if args.significance and len(sel.metrics) > 1:
         tested = next((c for c in correlations if c in STATISTICS), "")
         out += significance_records(points, sel.level, refset, tested, args.average,
-                                    args.resamples, args.seed, args.thresh)
+                                    args.resamples, seed, args.thresh)
     return out
 
 
-def _statistics(metric: str, experiment: Any, texts: Any, references: Sequence[str],
-                systems: Sequence[str], rows: np.ndarray) -> tuple[dict[str, np.ndarray], Any] | None:
-    """Per-system statistics of a statistics-based, annotation-free metric (None otherwise)."""
-    try:
-        family = registry.create(registry.family_of(metric), experiment.case_sensitive)
-    except ConfigError:
-        return None  # a user's own metric: only its cached scores exist
-    if not isinstance(family, StatsFamily) or family.needs_annotation:
-        return None
-    prepared = family.prepare([Side(r, texts.references[r].segments) for r in references])
-    stats = {s: family.segment_stats(Side(s, texts.systems[s].segments), prepared)[rows] for s in systems}
-    return stats, lambda matrix: family.scores_from_stats(matrix, metric)
-
-
-def system_comparison_records(cache: Any, sel: Any, texts: Any, experiment: Any, n_resamples: int = 1000,
-                              seed: int = 1234) -> list[Record]:
-    """Every pair of systems, every metric: paired bootstrap (Koehn 2004) of the system scores.
-
-    A statistics-based metric (BLEU, NIST, chrF, TER...) resamples its summed statistics, recomputed
-    from the texts; any other metric resamples its cached segment scores (system score = mean).
-    """
-    refset = refset_name(sel.references)
-    rows = np.asarray(sel.segments) - 1
-    out: list[Record] = []
-    for metric in sel.metrics:
-        found = _statistics(metric, experiment, texts, sel.references, sel.systems, rows)
-        if found is None:
-            values = {s: cache.load(s, refset, metric, len(texts)).segments[rows] for s in sel.systems}
-            score_fn, test = None, "bootstrap-segments"
-        else:
-            values, score_fn = found
-            test = "bootstrap-statistics"
-        for i, a in enumerate(sel.systems):
-            for b in sel.systems[i + 1:]:
-                cmp = system_bootstrap(values[a], values[b], n_resamples, seed=seed, score_from_stats=score_fn)
-                winner = a if (cmp.delta > 0) == higher_is_better(metric) else b
-                out.append(_record(f"{a}-{b}", refset, metric, "sys", cmp.delta, test=test, ci_low=cmp.low,
-                                   ci_high=cmp.high, p_value=cmp.p_value, better=winner if cmp.delta else "-"))
-    return out
-
-
-def _do_compare(args: argparse.Namespace, experiment: Any, cache: Any, sel: Any, texts: Any) -> list[Record]:
-    """iqeval -compareSystems."""
-    return system_comparison_records(cache, sel, texts, experiment, args.resamples, args.seed)
-
-
-ACTIONS = {"assessments": _do_assessments, "compareSystems": _do_compare}
+ACTIONS = {"assessments": _do_assessments}
