@@ -61,8 +61,9 @@ def _by_ngram(vocab: NgramVocabulary, info: np.ndarray) -> dict[tuple[str, ...],
     """The vectorised information array keyed by n-gram strings (ids decoded through the prefix table)."""
     names = {tid: token for token, tid in vocab.tokens.items()}
     ngrams: dict[int, tuple[str, ...]] = {}
-    for (prefix, tid), index in sorted(vocab.table.items(), key=lambda item: item[1]):
-        ngrams[index] = (ngrams[prefix] if prefix >= 0 else ()) + (names[tid],)
+    for key, index in sorted(vocab.table.items(), key=lambda item: item[1]):
+        prefix, tid = divmod(key, vocab.TOKEN_SPACE)
+        ngrams[index] = (ngrams[prefix - 1] if prefix > 0 else ()) + (names[tid],)
     return {ngrams[i]: float(v) for i, v in enumerate(info) if not np.isnan(v)}
 
 

@@ -52,43 +52,89 @@ class PreparedNgrams:
 class NgramVocabulary:
     """Interns n-grams as integer ids and caches the profile of every distinct sequence.
 
-    An n-gram's id is keyed by (id of its (n-1)-gram prefix, id of its last token), so extending
-    a prefix costs one small-tuple lookup."""
+    An n-gram's id is keyed by ``(id of its (n-1)-gram prefix + 1) * TOKEN_SPACE + id of its last
+    token``; a batch of sequences is interned order by order with numpy (one ``np.unique`` and one
+    dictionary lookup per distinct n-gram of the batch), not token by token."""
+
+    TOKEN_SPACE = 1 << 31
 
     def __init__(self) -> None:
         self.tokens: dict[str, int] = {}
-        self.table: dict[tuple[int, int], int] = {}
+        self._keys = np.zeros(0, dtype=np.int64)  # sorted interned keys
+        self._ids = np.zeros(0, dtype=np.int64)  # their n-gram ids
         self.prefix: list[int] = []  # id of the (n-1)-gram prefix, -1 for unigrams
         self._profiles: dict[tuple[str, ...], Profile] = {}
 
+    def unigram_id(self, token: str) -> int:
+        """The id of a one-token n-gram, -1 if never seen."""
+        tid = self.tokens.get(token)
+        if tid is None:
+            return -1
+        pos = int(np.searchsorted(self._keys, tid))  # a unigram's key is its token id
+        return int(self._ids[pos]) if pos < len(self._keys) and self._keys[pos] == tid else -1
+
     def profile(self, tokens: tuple[str, ...]) -> Profile:
         """N-gram ids/counts/orders of a sequence (cached)."""
-        cached = self._profiles.get(tokens)
-        if cached is not None:
-            return cached
+        return self.profiles([tokens])[0]
+
+    def profiles(self, sequences: Sequence[tuple[str, ...]]) -> list[Profile]:
+        """The profiles of many sequences; the ones not cached are interned in one vectorised pass."""
+        missing = [s for s in dict.fromkeys(sequences) if s not in self._profiles]
+        if missing:
+            self._profiles.update(zip(missing, self._build(missing), strict=True))
+        return [self._profiles[s] for s in sequences]
+
+    def _build(self, sequences: list[tuple[str, ...]]) -> list[Profile]:
+        """Intern every n-gram of the sequences; one Profile each, its n-grams in order of first
+        occurrence (position, then order), so that sums over them never depend on the ids."""
+        lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=len(sequences))
         token_ids = self.tokens
-        tids = [token_ids.setdefault(t, len(token_ids)) for t in tokens]
-        table, prefix = self.table, self.prefix
-        counts: dict[int, int] = {}
-        orders: dict[int, int] = {}
-        n_tokens = len(tids)
-        for i in range(n_tokens):
-            previous = -1
-            for n in range(min(MAX_ORDER, n_tokens - i)):
-                key = (previous, tids[i + n])
-                index = table.get(key)
-                if index is None:
-                    index = table[key] = len(prefix)
-                    prefix.append(previous)
-                counts[index] = counts.get(index, 0) + 1
-                orders[index] = n + 1
-                previous = index
-        size = len(counts)
-        prof = Profile(n_tokens, np.fromiter(counts.keys(), dtype=np.int64, count=size),
-                       np.fromiter(counts.values(), dtype=np.float64, count=size),
-                       np.fromiter(orders.values(), dtype=np.int64, count=size))
-        self._profiles[tokens] = prof
-        return prof
+        tok = np.fromiter((token_ids.setdefault(t, len(token_ids)) for s in sequences for t in s),
+                          dtype=np.int64, count=int(lengths.sum()))
+        if len(token_ids) >= self.TOKEN_SPACE:
+            raise ValueError(f"more than {self.TOKEN_SPACE} distinct tokens")
+        seq_of = np.repeat(np.arange(len(sequences), dtype=np.int64), lengths)
+        room = np.repeat(np.cumsum(lengths), lengths) - np.arange(len(tok))  # tokens left in its sequence
+        current = np.full(len(tok), -1, dtype=np.int64)  # id of the (n-1)-gram starting at each position
+        keys, occurrences = [], []
+        for n in range(1, MAX_ORDER + 1):
+            at = np.flatnonzero(room >= n)
+            ids = self._intern((current[at] + 1) * self.TOKEN_SPACE + tok[at + n - 1], current[at])
+            current[at] = ids
+            keys.append(seq_of[at] * _SHIFT + ids)
+            occurrences.append(at * MAX_ORDER + n - 1)
+        by_position = np.argsort(np.concatenate(occurrences))
+        occurrence_keys = np.concatenate(keys)[by_position]
+        unique, first, counts = np.unique(occurrence_keys, return_index=True, return_counts=True)
+        seen = np.argsort(first)  # distinct n-grams in order of first occurrence
+        unique, counts = unique[seen], counts[seen].astype(np.float64)
+        order = np.concatenate(occurrences)[by_position][first[seen]] % MAX_ORDER + 1
+        bounds = np.searchsorted(unique // _SHIFT, np.arange(len(sequences) + 1))
+        return [Profile(int(lengths[i]), unique[a:b] % _SHIFT, counts[a:b], order[a:b])
+                for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:], strict=True))]
+
+    def _intern(self, keys: np.ndarray, prefixes: np.ndarray) -> np.ndarray:
+        """Ids of (prefix, token) keys; new keys get the next ids (in sorted key order). The known
+        keys are one sorted array, so a batch costs a ``searchsorted`` and an ``insert``."""
+        unique, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        pos = np.searchsorted(self._keys, unique)
+        found = pos < len(self._keys)
+        found[found] = self._keys[pos[found]] == unique[found]
+        ids = np.empty(len(unique), dtype=np.int64)
+        ids[found] = self._ids[pos[found]]
+        new = np.flatnonzero(~found)
+        if len(new):
+            start = len(self.prefix)
+            ids[new] = np.arange(start, start + len(new))
+            self._keys = np.insert(self._keys, pos[new], unique[new])
+            self._ids = np.insert(self._ids, pos[new], ids[new])
+            self.prefix.extend(prefixes[first[new]].tolist())
+        return ids[inverse.reshape(-1)]
+
+    @property
+    def table(self) -> dict[int, int]:
+        """Every interned key and its id (for inspection; lookups use the sorted arrays)."""
+        return dict(zip(self._keys.tolist(), self._ids.tolist(), strict=True))
 
 
 def _concat(profiles: Sequence[Profile], segments: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -115,7 +161,7 @@ def information(vocab: NgramVocabulary, ref_profiles: Sequence[Profile]) -> np.n
     totals = np.bincount(keys, weights=weights, minlength=size)
     prefix = np.asarray(vocab.prefix, dtype=np.int64)
     total_words = sum(p.length for p in ref_profiles)
-    zero = vocab.table.get((-1, vocab.tokens.get(PERL_FALSE_PREFIX, -2)), -1)  # unigram id of "0", if any
+    zero = vocab.unigram_id(PERL_FALSE_PREFIX)
     has_prefix = (prefix >= 0) & (prefix != zero)
     denominator = np.where(has_prefix, totals[np.maximum(prefix, 0)], total_words)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -129,7 +175,8 @@ def prepare_ngrams(vocab: NgramVocabulary, references: Sequence[Sequence[tuple[s
     if len(n_segments) != 1:
         raise ValueError(f"references differ in length: {sorted(n_segments)}")
     n = n_segments.pop()
-    profiles = [[vocab.profile(ref[i]) for ref in references] for i in range(n)]
+    flat_refs = vocab.profiles([ref[i] for i in range(n) for ref in references])
+    profiles = [flat_refs[i * len(references):(i + 1) * len(references)] for i in range(n)]
     flat = [p for seg in profiles for p in seg]
     keys, counts = _concat(flat, [i for i, seg in enumerate(profiles) for _ in seg])
     order = np.argsort(keys, kind="stable")
@@ -146,7 +193,7 @@ def ngram_statistics(vocab: NgramVocabulary, hypothesis: Sequence[tuple[str, ...
     n = len(hypothesis)
     if n != len(prepared.lengths):
         raise ValueError(f"hypothesis has {n} segments, references have {len(prepared.lengths)}")
-    profiles = [vocab.profile(tokens) for tokens in hypothesis]
+    profiles = vocab.profiles(hypothesis)
     keys, counts = _concat(profiles, range(n))
     ids = keys % _SHIFT
     seg = keys // _SHIFT

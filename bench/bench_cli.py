@@ -1,0 +1,119 @@
+"""End to end, as users time it: the installed commands beside the peers' own command lines (issue 12).
+
+Each row runs whole processes (start-up, reading, tokenising, scoring, writing) on WMT21 ru-en, 10
+systems x 1000 segments against reference A, and reports the children's CPU seconds and the wall
+time: `iqsetup` on a fresh cache (one metric family per run) beside `sacrebleu` (one process for
+all systems), `jiwer` and `rouge-score` (one process per system: their command lines take one
+file pair). The last row is the start-up cost: `iqsetup` of one segment. Skips without ../shared.
+
+    python bench/bench_cli.py            # every row
+    python bench/bench_cli.py --only bleu,chrf
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import yaml
+from common import WMT21_RUEN, table
+
+SYSTEMS = sorted(p.stem for p in (WMT21_RUEN / "sys").glob("*.en")) if WMT21_RUEN.exists() else []
+REFERENCE = WMT21_RUEN / "refs" / "A.en"
+
+
+def run_children(commands: Sequence[Sequence[str]]) -> tuple[float, float]:
+    """(CPU seconds of the children, wall seconds) of running the commands one after another."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    for command in commands:
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, wall
+
+
+def iqsetup_command(work: Path, metrics: list[str], systems: Sequence[str] = SYSTEMS,
+                    reference: Path = REFERENCE) -> list[str]:
+    """A fresh experiment in ``work`` computing ``metrics``; the command that runs it."""
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    config = {"name": "bench", "cache": str(work / "cache"), "language": "en",
+              "references": {"A": str(reference)},
+              "systems": {s: str(WMT21_RUEN / "sys" / f"{s}.en") for s in systems}, "metrics": metrics}
+    path = work / "experiment.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return ["iqsetup", "-q", str(path)]
+
+
+def peer_commands(task: str, work: Path) -> list[list[str]]:
+    """The peer's command lines for a task."""
+    outputs = [str(WMT21_RUEN / "sys" / f"{s}.en") for s in SYSTEMS]
+    if task in ("bleu", "chrf"):
+        return [["sacrebleu", str(REFERENCE), "-i", *outputs, "-m", task, "-b"]]
+    if task == "wer":
+        return [["jiwer", "-r", str(REFERENCE), "-h", out] for out in outputs]
+    return [[sys.executable, "-m", "rouge_score.rouge", "--rouge_types=rouge1,rouge2,rougeL",
+             f"--target_filepattern={REFERENCE}", f"--prediction_filepattern={out}",
+             f"--output_filename={work / 'rouge.csv'}"] for out in outputs]
+
+
+TASKS = {  # task: (mteval metrics, what the peer computes)
+    "bleu": (["BLEU", "NIST"], "sacreBLEU BLEU"),
+    "chrf": (["chrF"], "sacreBLEU chrF"),
+    "wer": (["WER"], "jiwer WER (10 processes)"),
+    "rouge": (["RG-1", "RG-2", "RG-L"], "rouge-score 1/2/L (10 processes)"),
+}
+
+
+def one_segment_startup(work: Path) -> tuple[float, float]:
+    """iqsetup of one segment, BLEU: the fixed cost of a run."""
+    ref = work / "ref.txt"
+    hyp = work / "hyp.txt"
+    work.mkdir(parents=True, exist_ok=True)
+    ref.write_text("the cat sat on the mat\n", encoding="utf-8")
+    hyp.write_text("a cat sat on a mat\n", encoding="utf-8")
+    config = {"name": "one", "cache": str(work / "cache"), "references": {"A": str(ref)},
+              "systems": {"S": str(hyp)}, "metrics": ["BLEU"]}
+    path = work / "one.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    runs = []
+    for _ in range(5):
+        shutil.rmtree(work / "cache", ignore_errors=True)
+        runs.append(run_children([["iqsetup", "-q", str(path)]]))
+    return min(r[0] for r in runs), min(r[1] for r in runs)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", default=",".join(TASKS), help="comma-separated tasks: " + ",".join(TASKS))
+    args = parser.parse_args(argv)
+    if not SYSTEMS:
+        print("bench_cli: ../shared/data/wmt21-ruen is absent; skipped")
+        return 0
+    rows = [["task (10 systems x 1000 segments, ref A)", "mteval CPU s", "wall s", "peer", "peer CPU s", "wall s",
+             "CPU ratio"]]
+    with tempfile.TemporaryDirectory(prefix="bench-cli-") as tmp:
+        work = Path(tmp)
+        for task in args.only.split(","):
+            metrics, peer = TASKS[task]
+            ours = run_children([iqsetup_command(work / task, metrics)])
+            theirs = run_children(peer_commands(task, work))
+            rows.append([f"{task}: {'+'.join(metrics)}", f"{ours[0]:.2f}", f"{ours[1]:.2f}", peer,
+                         f"{theirs[0]:.2f}", f"{theirs[1]:.2f}", f"{theirs[0] / ours[0]:.1f}x"])
+        cpu, wall = one_segment_startup(work / "one")
+        rows.append(["start-up: iqsetup of 1 segment, BLEU (best of 5)", f"{cpu:.2f}", f"{wall:.2f}", "", "", "", ""])
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
