@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import io
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,8 +25,8 @@ SET = "wmt21.news"
 
 
 def importer(*args: str) -> list[str]:
-    """The command line of the importer (``python -m`` until ``mteval import-mtme`` is registered)."""
-    return [sys.executable, "-m", "mteval.cli.import_mtme", *args]
+    """The command line of the importer: the installed ``mteval import-mtme``."""
+    return ["mteval", "import-mtme", *args]
 
 
 def tsv_rows(text: str) -> list[dict[str, str]]:

@@ -7,6 +7,7 @@ Examples::
     mteval models info en               # which Stanza models an experiment in English would use
     mteval models download en           # Stanza's official models (needs internet)
     mteval hybridize configs/example-syntax.yaml --out hyb/   # write extended references + Table 5
+    mteval import-mtme ~/.mt-metrics-eval/mt-metrics-eval-v2 --testset wmt22 --lp en-de --out wmt22-ende
     mteval tune configs/example-docids.yaml --assessments data/wmt21-ruen-sample/human/da.tsv -M BLEU,NIST
 """
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from mteval.cli import import_mtme
 from mteval.cli.common import run_command, verbatim_values
 
 
@@ -42,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--folds-by-line", action="store_true",
                       help="texts with one document (plain text without docids:): folds of odd and even "
                            "segments instead of documents (warned: optimistic test correlations)")
+    import_mtme.add_parser(commands)
     return parser
 
 
@@ -137,13 +140,15 @@ def models(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(verbatim_values(sys.argv[1:] if argv is None else argv, ("-M",)))
+    args = build_parser().parse_args(verbatim_values(sys.argv[1:] if argv is None else argv, ("-M", "--metrics")))
     if args.command == "metrics":
         return run_command("mteval", lambda: list_metrics(args.names))
     if args.command == "tune":
         return run_command("mteval", lambda: tune(args))
     if args.command == "hybridize":
         return run_command("mteval", lambda: hybridize(args))
+    if args.command == "import-mtme":
+        return run_command("mteval", lambda: import_mtme.run(args))
     return run_command("mteval", lambda: models(args))
 
 
