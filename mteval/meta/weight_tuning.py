@@ -30,7 +30,10 @@ from mteval.errors import InputError
 def remove_group_means(x: np.ndarray, groups: Sequence[object] | np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Subtract from each row its group's weighted mean (column-wise for a matrix)."""
     x = np.asarray(x, dtype=np.float64)
-    _, codes = np.unique(np.asarray([str(g) for g in groups]), return_inverse=True)
+    labels = np.asarray(groups)
+    if labels.dtype.kind not in "iub":  # mixed or object labels compare as text
+        labels = np.asarray([str(g) for g in groups])
+    _, codes = np.unique(labels, return_inverse=True)
     w = np.asarray(weights, dtype=np.float64)
     wsum = np.bincount(codes, weights=w)
     flat = x.reshape(len(x), -1)
