@@ -132,6 +132,12 @@ class StatsFamily(MetricFamily):
         """Score of one statistics vector (e.g. summed over a corpus or a bootstrap sample)."""
         return float(self.scores_from_stats(np.atleast_2d(stats), variant)[0])
 
+    def stored_stats(self, stats: np.ndarray, variant: str) -> np.ndarray:
+        """The columns of a statistics matrix that ``variant``'s scores need (what its score file
+        stores; ``scores_from_stats`` must accept them as they are): all of them unless a family
+        says otherwise."""
+        return stats
+
     def aggregation(self, level: str) -> str:
         """Documents and the system from summed statistics (override where the tool differs)."""
         return STATS
@@ -164,7 +170,7 @@ def scores_from_stats_matrix(family: StatsFamily, stats: np.ndarray, documents: 
             system=float(family.scores_from_stats(total, variant)[0]),
             documents=dict(zip(doc_names, map(float, doc_scores), strict=True)),
             segments=np.asarray(family.scores_from_stats(stats, variant), dtype=np.float64),
-            stats=stats,
+            stats=family.stored_stats(stats, variant),
         )
     return result
 

@@ -251,9 +251,15 @@ class ChrF(StatsFamily):
                 best_stats[better] = sub[better]
         return np.concatenate([best["chrF"][1], best["chrF++"][1]], axis=1)
 
+    def stored_stats(self, stats: np.ndarray, variant: str) -> np.ndarray:
+        """A variant's own block of :meth:`segment_stats` (chrF: 18 columns, chrF++: 24)."""
+        return stats[:, :3 * CHAR_ORDER] if variant == "chrF" else stats[:, 3 * CHAR_ORDER:]
+
     def scores_from_stats(self, stats: np.ndarray, variant: str) -> np.ndarray:
-        """chrF or chrF++ of each statistics row."""
+        """chrF or chrF++ of each statistics row: rows of :meth:`segment_stats`, or of the
+        variant's own block (:meth:`stored_stats`, as its score file stores them)."""
         stats = np.atleast_2d(stats)
-        if variant == "chrF":
-            return f_scores(stats[:, :3 * CHAR_ORDER], CHAR_ORDER)
-        return f_scores(stats[:, 3 * CHAR_ORDER:], CHAR_ORDER + WORD_ORDER)
+        n_orders = _ORDERS[variant]
+        if stats.shape[1] != 3 * n_orders:
+            stats = self.stored_stats(stats, variant)
+        return f_scores(stats, n_orders)
