@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from helpers import ROOT, RUEN, run
+from helpers import ENDE, ROOT, RUEN, ende_config, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_bad_input import assert_user_error
@@ -29,7 +29,15 @@ from mteval.meta.tune_stats import grouped_kendall, paired_differences, statisti
 from mteval.meta.ulc import greedy_ulc, ulc, ulc_learner
 from mteval.pipeline.config import load
 from mteval.pipeline.texts import load_texts
-from mteval.pipeline.tuning import TuneOptions, report_lines, tune_metric
+from mteval.pipeline.tuning import (
+    TuneOptions,
+    TuningResult,
+    apply_model_file,
+    in_sample_metrics,
+    report_lines,
+    tune_metric,
+)
+from mteval.store.cache import ScoreCache
 from mteval.store.iqxml import parse
 
 DA = RUEN / "human" / "da.tsv"
@@ -228,11 +236,18 @@ def ruen(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def test_tune_report_model_file_and_training_identity(ruen: Path) -> None:
+@pytest.fixture(scope="module")
+def tuned(ruen: Path) -> tuple[TuningResult, Path]:
+    """``tune_metric`` on BLEU, NIST and TER, stored as LEARNED and saved as a model file."""
     experiment = load(ruen)
     model_path = ruen.parent / "model.json"
     result = tune_metric(experiment, load_texts(experiment), ("BLEU", "NIST", "TER"), str(DA), "LEARNED",
                          options=TuneOptions(save_model=str(model_path), n_boot=200))
+    return result, model_path
+
+
+def test_tune_report_model_file_and_training_identity(ruen: Path, tuned: tuple[TuningResult, Path]) -> None:
+    result, model_path = tuned
     lines = report_lines(result)
     assert lines[0].startswith("490 judged segments; two-fold test correlation") and result.baseline == "chrF"
     assert any(line.startswith("pooled 490 points, 10 documents") for line in lines)
@@ -240,13 +255,40 @@ def test_tune_report_model_file_and_training_identity(ruen: Path) -> None:
     assert not any(line.startswith("  ") for line in lines)  # those are the weights' lines
     stored = parse(ruen.parent / "cache" / "AFRL" / "A_B" / "LEARNED.xml")
     assert same_judgements(stored.signature, DA) and trained_on(stored.signature) == result.identity[:16]
-    assert not same_judgements(stored.signature, ROOT / "data" / "wmt21-ende-sample" / "human" / "mqm.tsv")
+    assert not same_judgements(stored.signature, ENDE / "human" / "mqm.tsv")
     saved = read_model(model_path)
     assert saved.training["identity"] == result.identity and saved.training["points"] == 490
-    assert all(s.startswith(f"metric:{'BLEU' if n == 'BLEU' else n}") for n, s in saved.signatures.items())
+    assert all(s.startswith(f"metric:{n}") for n, s in saved.signatures.items())
     features = {m: parse(ruen.parent / "cache" / "AFRL" / "A_B" / f"{m}.xml").scores.segments
                 for m in saved.metric.names}
     assert np.allclose(saved.metric.apply(features), stored.scores.segments, atol=1e-6)
+
+
+def test_in_sample_metrics_name_the_metrics_learned_on_these_judgements(
+        ruen: Path, tuned: tuple[TuningResult, Path]) -> None:
+    cache = ScoreCache(load(ruen).cache)
+    metrics = ["BLEU", "LEARNED", "chrF"]
+    assert in_sample_metrics(cache, "AFRL", "A_B", metrics, DA) == ["LEARNED"]
+    assert in_sample_metrics(cache, "AFRL", "A_B", metrics, ENDE / "human" / "mqm.tsv") == []
+
+
+def test_a_model_file_scores_another_experiment(tmp_path: Path, tuned: tuple[TuningResult, Path]) -> None:
+    """Trained on ru-en judgements, applied to the en-de sample's systems (computed features)."""
+    result, model_path = tuned
+    config = ende_config(tmp_path, metrics=["BLEU", "NIST", "TER"], sets={})
+    assert run("iqsetup", "-q", str(config)).returncode == 0
+    experiment = load(config)
+    written, differ = apply_model_file(experiment, load_texts(experiment), model_path, "RUEN")
+    assert written > 0 and differ == []
+    cache = tmp_path / "cache" / "UEdin" / "A_C_D"
+    stored = parse(cache / "RUEN.xml")
+    expected = sum(w * parse(cache / f"{m}.xml").scores.segments for m, w in result.combination.to_dict().items())
+    assert np.allclose(stored.scores.segments, expected) and same_judgements(stored.signature, DA)
+    body = json.loads(model_path.read_text(encoding="utf-8"))
+    body["features"][0]["signature"] += "|other-tokeniser"
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(body), encoding="utf-8")
+    assert apply_model_file(experiment, load_texts(experiment), tampered, "RUEN2")[1] == [body["features"][0]["name"]]
 
 
 def test_tune_refuses_folds_with_fewer_than_two_documents(ruen: Path) -> None:

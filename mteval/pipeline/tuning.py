@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -31,7 +32,7 @@ from mteval.meta.assessments import read_assessments
 from mteval.meta.judged import Judged
 from mteval.meta.learners import criterion
 from mteval.meta.linear_metric import LinearMetric
-from mteval.meta.model_file import ModelFile, training_identity, write_model
+from mteval.meta.model_file import ModelFile, file_digest, read_model, trained_on, training_identity, write_model
 from mteval.meta.nested_cv import Learner, Nested, nested_cv, ridge_learner
 from mteval.meta.tune_report import FoldReport, build_report
 from mteval.meta.ulc import ulc_learner
@@ -262,3 +263,34 @@ def report_lines(result: TuningResult) -> list[str]:
     if result.dropped:
         lines.append("unused features (constant, collinear or not selected): " + ", ".join(result.dropped))
     return lines
+
+
+def in_sample_metrics(cache: ScoreCache, target: str, refset: str, metrics: tuple[str, ...] | list[str],
+                      assessments: str | Path) -> list[str]:
+    """The ``metrics`` whose stored signature says they were learned on (a byte-identical copy of)
+    ``assessments``: their correlations with it are in-sample (for ``iqeval -assessments``)."""
+    digest = file_digest(assessments)[:16]
+    found = []
+    for metric in metrics:
+        path = cache.find(target, refset, metric)
+        if path is not None and trained_on(parse(path).signature) == digest:
+            found.append(metric)
+    return found
+
+
+def apply_model_file(experiment: Experiment, texts: LoadedTexts, path: str | Path, name: str) -> tuple[int, list[str]]:
+    """Store the learned metric of a model file (trained elsewhere) as metric ``name`` for every
+    pair of this experiment's cache with all its features; returns (files written, features whose
+    cached signature differs from the one the model was trained on: scores computed differently)."""
+    model = read_model(path)
+    cache = ScoreCache(experiment.cache)
+    differ = set()
+    for target, refset, metric in cache.available():
+        if metric in model.signatures and model.signatures[metric]:
+            found = cache.find(target, refset, metric)
+            if found is not None and parse(found).signature != model.signatures[metric]:
+                differ.add(metric)
+    identity = model.training.get("identity", "unknown")
+    signature = (f"metric:{name}|model:{Path(path).name}:{file_digest(path)[:16]}|"
+                 f"{','.join(f'{k}={v:.6g}' for k, v in model.metric.to_dict().items())}|trained-on:{identity}")
+    return _store(experiment, texts, cache, name, model.metric, signature), sorted(differ)
