@@ -94,6 +94,28 @@ def test_closed_form_ridge_and_nonnegative_weights() -> None:
     assert tau > 0.5 and tau > grouped_kendall(data.human, z[:, 0], data.items)
 
 
+def test_elastic_net_path() -> None:
+    data = synthetic(lines=150, features=5, noise=1.0, seed=10)
+    rng = np.random.default_rng(11)
+    z = np.concatenate([fit_standardiser(data.x, data.signs).transform(data.x),
+                        rng.normal(size=(len(data.human), 3))], axis=1)
+    grid = (0.001, 0.1, 1.0)
+    ridge = fit_path(z, data.human, data.items, data.weights, "pearson", grid)
+    assert np.allclose(fit_path(z, data.human, data.items, data.weights, "pearson", grid, l1_ratio=1e-12), ridge,
+                       atol=1e-6)
+    lasso = fit_path(z, data.human, data.items, data.weights, "pearson", grid, l1_ratio=1.0)
+    zc, yc = z - z.mean(axis=0), data.human - data.human.mean()
+    gradient = zc.T @ yc / len(yc) - zc.T @ zc / len(yc) @ lasso[1]  # KKT of b'Gb - 2c'b + 2λ‖b‖₁
+    active = lasso[1] != 0
+    assert np.allclose(gradient[active], 0.1 * np.sign(lasso[1][active]), atol=1e-6)
+    assert (np.abs(gradient[~active]) <= 0.1 + 1e-9).all() and (~active).any()
+    assert (lasso[2] == 0).sum() >= (lasso[0] == 0).sum()  # stronger penalty, sparser
+    with pytest.raises(InputError, match="least-squares objectives"):
+        fit_path(z, data.human, data.items, data.weights, "ranking", grid, l1_ratio=0.5)
+    model = ridge_learner("mean-removed", l1_ratio=0.5)(data)
+    assert model.kind == "elastic-net" and model.l1_ratio == 0.5 and model.ridge in RIDGE_GRID
+
+
 def test_inner_cross_validation_picks_a_stronger_ridge_for_noisy_collinear_features() -> None:
     clean = synthetic(lines=400, features=4, noise=0.3, seed=1)
     rng = np.random.default_rng(2)
@@ -204,11 +226,13 @@ def test_report_rows() -> None:
 
 def test_model_file_round_trip_and_bad_files(tmp_path: Path) -> None:
     model = LinearMetric(("A", "B", "C"), np.asarray([0.5, 0.0, -2.0]), np.asarray([1.0, 2, 3]),
-                         np.asarray([1.0, 1, -4]), "ridge", "ranking", 0.1)
+                         np.asarray([1.0, 1, -4]), "elastic-net", "pearson", 0.1, 0.25)
     path = tmp_path / "m.json"
     write_model(path, ModelFile("X", model, {"A": "metric:A|v1", "C": "metric:C"}, {"identity": "x@y"}, []))
     back = read_model(path)
     assert back.metric.names == ("A", "C") and back.signatures == {"A": "metric:A|v1", "C": "metric:C"}
+    assert (back.metric.kind, back.metric.objective, back.metric.ridge, back.metric.l1_ratio) == (
+        "elastic-net", "pearson", 0.1, 0.25)
     features = {"A": np.asarray([1.0, 2.0]), "B": np.asarray([5.0, 5.0]), "C": np.asarray([0.0, 1.0])}
     assert np.allclose(back.metric.apply(features), model.apply(features))
     assert json.loads(path.read_text())["features"][1]["standardised_weight"] == pytest.approx(8.0)

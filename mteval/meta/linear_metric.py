@@ -3,7 +3,7 @@
 Its score of a segment is ``sum(weights[f] * score_f)``; the additive constant of the
 standardised form (``sum(coef * (score - mean) / scale)``) is left out: it changes no correlation,
 and the stored scores are then plain weighted sums any reader can recompute. ``kind`` says how the
-weights were found (``ridge`` with an objective, or ``ulc``, Giménez & Màrquez 2008's uniform
+weights were found (``ridge`` or ``elastic-net`` with an objective, or ``ulc``, Giménez & Màrquez 2008's uniform
 linear combination).
 """
 
@@ -28,6 +28,7 @@ class LinearMetric:
     kind: str
     objective: str
     ridge: float | None = None
+    l1_ratio: float = 0.0
 
     def scores(self, x: np.ndarray) -> np.ndarray:
         """Scores of points given their feature matrix (columns in ``names`` order)."""
@@ -56,7 +57,7 @@ class LinearMetric:
         """Plain-JSON form of the combination (features, normalisation, weights)."""
         used = self.selected()
         index = [self.names.index(n) for n in used]
-        return {"kind": self.kind, "objective": self.objective, "ridge": self.ridge,
+        return {"kind": self.kind, "objective": self.objective, "ridge": self.ridge, "l1_ratio": self.l1_ratio,
                 "features": [{"name": n, "weight": float(self.weights[i]), "mean": float(self.mean[i]),
                               "scale": float(self.scale[i]),
                               "standardised_weight": float(self.weights[i] * self.scale[i])}
@@ -71,4 +72,5 @@ class LinearMetric:
 
         return LinearMetric(tuple(str(f["name"]) for f in feats), column("weight"), column("mean"), column("scale"),
                             str(data["kind"]), str(data["objective"]),
-                            None if data.get("ridge") is None else float(data["ridge"]))
+                            None if data.get("ridge") is None else float(data["ridge"]),
+                            float(data.get("l1_ratio", 0.0)))

@@ -25,37 +25,41 @@ from mteval.meta.tune_stats import grouped_kendall
 Learner = Callable[[Judged], LinearMetric]
 
 
-def _fit_grid(train: Judged, objective: str, grid: tuple[float, ...], nonneg: bool) -> list[LinearMetric]:
-    """One model per ridge strength, standardised on ``train``."""
+def _fit_grid(train: Judged, objective: str, grid: tuple[float, ...], nonneg: bool,
+              l1_ratio: float = 0.0) -> list[LinearMetric]:
+    """One model per penalty strength, standardised on ``train``."""
     prep = fit_standardiser(train.x, train.signs)
-    path = fit_path(prep.transform(train.x), train.human, train.items, train.weights, objective, grid, nonneg)
+    path = fit_path(prep.transform(train.x), train.human, train.items, train.weights, objective, grid, nonneg,
+                    l1_ratio)
     mean, scale = train.x.mean(axis=0), train.x.std(axis=0) * train.signs
-    return [LinearMetric(train.names, prep.raw_weights(coef, len(train.names)), mean, scale, "ridge",
-                         objective, lam) for coef, lam in zip(path, grid, strict=True)]
+    kind = "elastic-net" if l1_ratio > 0 else "ridge"
+    return [LinearMetric(train.names, prep.raw_weights(coef, len(train.names)), mean, scale, kind,
+                         objective, lam, l1_ratio) for coef, lam in zip(path, grid, strict=True)]
 
 
 def inner_scores(train: Judged, objective: str, grid: tuple[float, ...] = RIDGE_GRID, nonneg: bool = False,
-                 inner_k: int = 3, seed: int = 0) -> np.ndarray:
+                 inner_k: int = 3, seed: int = 0, l1_ratio: float = 0.0) -> np.ndarray:
     """Mean inner-validation criterion of every ridge strength (training points only)."""
     folds = inner_folds(train.documents, inner_k, seed)
     scores = []
     for k in np.unique(folds):
         part, held = train.subset(folds != k), train.subset(folds == k)
         scores.append([criterion(objective, held.human, m.scores(held.x), held.items, held.weights)
-                       for m in _fit_grid(part, objective, grid, nonneg)])
+                       for m in _fit_grid(part, objective, grid, nonneg, l1_ratio)])
     return np.mean(scores, axis=0)
 
 
 def ridge_learner(objective: str, grid: tuple[float, ...] = RIDGE_GRID, nonneg: bool = False,
-                  inner_k: int = 3, seed: int = 0) -> Learner:
-    """A learner choosing the ridge strength by inner cross-validation, then refitting."""
+                  inner_k: int = 3, seed: int = 0, l1_ratio: float = 0.0) -> Learner:
+    """A learner choosing the penalty strength by inner cross-validation, then refitting
+    (``l1_ratio`` > 0: the elastic net, :mod:`mteval.meta.learners`)."""
 
     def learn(train: Judged) -> LinearMetric:
         if len(grid) == 1:
-            return _fit_grid(train, objective, grid, nonneg)[0]
-        scores = inner_scores(train, objective, grid, nonneg, inner_k, seed)
+            return _fit_grid(train, objective, grid, nonneg, l1_ratio)[0]
+        scores = inner_scores(train, objective, grid, nonneg, inner_k, seed, l1_ratio)
         best = max(range(len(grid)), key=lambda i: (round(float(scores[i]), 12), grid[i]))
-        return _fit_grid(train, objective, (grid[best],), nonneg)[0]
+        return _fit_grid(train, objective, (grid[best],), nonneg, l1_ratio)[0]
 
     return learn
 

@@ -52,7 +52,8 @@ BASELINE = "chrF"
 @dataclass(frozen=True)
 class TuneOptions:
     """How to learn: ``method`` ridge or ulc; the objective; outer and inner folds (by document);
-    non-negative weights (ridge); greedy metric-set selection (ulc); bootstrap units and draws."""
+    non-negative weights (ridge); greedy metric-set selection (ulc); bootstrap units and draws;
+    the folds' seed; a model file to write; the elastic net's l1 ratio (ridge; 0: plain ridge)."""
 
     method: str = "ridge"
     objective: str = "mean-removed"
@@ -64,6 +65,7 @@ class TuneOptions:
     n_boot: int = 1000
     seed: int = 0
     save_model: str | None = None
+    l1_ratio: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -159,7 +161,8 @@ def learner_of(options: TuneOptions) -> Learner:
         return ulc_learner(options.objective, options.greedy)
     if options.method != "ridge":
         raise ConfigError(f"unknown tuning method {options.method!r}; use ridge or ulc")
-    return ridge_learner(options.objective, nonneg=options.nonneg, inner_k=options.inner_folds, seed=options.seed)
+    return ridge_learner(options.objective, nonneg=options.nonneg, inner_k=options.inner_folds, seed=options.seed,
+                         l1_ratio=options.l1_ratio)
 
 
 def _validation(data: Judged, nested: Nested, objective: str) -> Validation:
@@ -177,6 +180,7 @@ def _signature(name: str, model: LinearMetric, options: TuneOptions, identity: s
     """The stored metric's signature: how it was learned, its weights, and its training data."""
     weights = ",".join(f"{k}={v:.6g}" for k, v in model.to_dict().items())
     how = f"{model.kind}/{model.objective}" + ("" if model.ridge is None else f"/ridge={model.ridge:g}")
+    how += f"/l1={model.l1_ratio:g}" if model.l1_ratio else ""
     return f"metric:{name}|tuned:{how}{'/nonneg' if options.nonneg else ''}:{weights}|trained-on:{identity}"
 
 
