@@ -117,7 +117,8 @@ def _write_versus(rows: list[Record], out: TextIO) -> None:
              _score(r), _delta(r), *(_starred(r, c, c == columns[-1]) for c in columns)] for r in ordered]
     out.write(_caption(rows))
     _table(header, body, out, left=3)
-    out.write(_legend(first, f"the {len(systems) - 1} comparisons with the baseline"))
+    count = len(systems) - 1
+    out.write(_legend(first, f"the {count} comparison{'s' if count != 1 else ''} with the baseline"))
 
 
 def _write_matrix(rows: list[Record], out: TextIO) -> None:
@@ -134,7 +135,8 @@ def _write_matrix(rows: list[Record], out: TextIO) -> None:
               for i, a in enumerate(names, start=1)]
     out.write(f"pairwise p-values ({field})\n")
     _table(["#", "System", *map(str, range(1, len(names) + 1))], matrix, out, left=2)
-    out.write(_legend(systems[0], f"the {len(pairs) // 2} pairs"))
+    count = len(pairs) // 2
+    out.write(_legend(systems[0], f"the {count} pair{'s' if count != 1 else ''}"))
 
 
 def write_comparisons(records: Sequence[Record], out: TextIO) -> None:
