@@ -6,48 +6,55 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from mteval.errors import ConfigError
 from mteval.io.corpus import DocumentIndex
 from mteval.meta.assessments import Assessments
-from mteval.meta.paired import Comparison, MetricInput, paired_bootstrap
-from mteval.pipeline import correlate, qarla_report
-from mteval.pipeline.evaluate import higher_is_better
+from mteval.meta.paired import Comparison, paired_bootstrap
+from mteval.pipeline import compare, correlate, qarla_report
+from mteval.pipeline.config import Experiment
+from mteval.pipeline.evaluate import Selection, higher_is_better
+from mteval.pipeline.texts import LoadedTexts
 from mteval.report.data import RecordingCache, SystemScores
-from mteval.store.cache import refset_name
+from mteval.store.cache import ScoreCache, refset_name
 
 Record = dict[str, Any]
 ALPHA = 0.05  # significance level of the clusters and confidence level of the intervals (95 %)
 SYSTEM_CORRELATIONS = ("pearson",)
 SEGMENT_CORRELATIONS = ("pearson",)
+SEGMENT_RESAMPLES_DIVISOR = 5  # segment-level CIs draw a fifth of the resamples (each is 10^4 points)
 
 
 @dataclass(frozen=True)
 class Significance:
-    """One metric's paired bootstrap: every system's CI and the ranking clusters (best first)."""
+    """One metric's paired bootstrap: every system's CI and the ranking clusters (best first);
+    ``rule``: how a resample's system score is computed (``stats``: summed statistics; ``mean``)."""
 
     comparison: Comparison
     clusters: list[list[str]]
+    rule: str
 
     def cluster_of(self, system: str) -> int:
         """1-based rank of the system's cluster."""
         return next(i for i, group in enumerate(self.clusters, start=1) if system in group)
 
 
-def significance(scores: SystemScores, n: int, seed: int) -> dict[str, Significance]:
-    """Paired bootstrap of every complete metric (segment scores, system score = their mean:
-    ``mteval.meta.paired``), with clusters at :data:`ALPHA` and no multiple-comparison correction
-    (as WMT's ``AssignRanks``)."""
+def significance(experiment: Experiment, reader: RecordingCache, sel: Selection, texts: LoadedTexts,
+                 scores: SystemScores, n: int, seed: int) -> dict[str, Significance]:
+    """Paired bootstrap of every complete metric with the inputs of ``iqeval -compare``
+    (``mteval.pipeline.compare.statistics_for``: summed statistics where the metric's system score
+    is computed so, else the mean of the segment scores), one random stream for all metrics;
+    clusters at :data:`ALPHA` with no multiple-comparison correction (WMT's ``AssignRanks``)."""
     chosen = [m for k, m in enumerate(scores.metrics) if scores.complete[k]]
     if len(scores.systems) < 2 or not chosen:
         return {}
-    inputs = {m: MetricInput.from_segments(scores.segments[scores.metrics.index(m)], higher_is_better(m))
-              for m in chosen}
-    tests = paired_bootstrap(inputs, scores.systems, n=n, seed=seed, alpha=ALPHA)
-    return {m: Significance(c, c.clusters()) for m, c in tests.items()}
+    source = cast(ScoreCache, reader)  # read()/load() as ScoreCache, each file parsed once
+    found = {m: compare.statistics_for(m, experiment, source, sel, texts) for m in chosen}
+    tests = paired_bootstrap({m: i for m, (i, _) in found.items()}, scores.systems, n=n, seed=seed, alpha=ALPHA)
+    return {m: Significance(c, c.clusters(), found[m][1]) for m, c in tests.items()}
 
 
 @dataclass(frozen=True)
@@ -65,7 +72,8 @@ class Correlations:
 
 def correlations(human: Assessments, scores: SystemScores, reader: RecordingCache, rows: np.ndarray,
                  n_segments: int, n: int, seed: int) -> Correlations:
-    """System- and segment-level correlations of every complete metric, with bootstrap CIs."""
+    """System- and segment-level Pearson of every complete metric, with bootstrap CIs (``n``
+    resamples at system level, ``n / 5`` at segment level)."""
     chosen = [m for k, m in enumerate(scores.metrics) if scores.complete[k]]
     sets = {m: {s: reader.load(s, scores.refset, m, n_segments) for s in scores.systems} for m in chosen}
     notes: list[str] = []
@@ -80,7 +88,7 @@ def correlations(human: Assessments, scores: SystemScores, reader: RecordingCach
     try:
         seg_points = correlate.segment_points(human, sets, scores.systems, higher_is_better, rows)
         segment = correlate.correlation_records(seg_points, "seg", scores.refset, SEGMENT_CORRELATIONS,
-                                                n_resamples=n, seed=seed)
+                                                n_resamples=max(1, n // SEGMENT_RESAMPLES_DIVISOR), seed=seed)
         names, matrix = metric_matrix(seg_points)
     except ConfigError as exc:
         notes.append(f"segment level: {exc.problem}")

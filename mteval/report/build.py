@@ -16,7 +16,7 @@ from mteval.meta.assessments import read_assessments
 from mteval.pipeline.config import load
 from mteval.pipeline.evaluate import select
 from mteval.pipeline.texts import load_texts
-from mteval.report import analysis
+from mteval.report import analysis, syntax
 from mteval.report.data import RecordingCache, problem_lines, signatures_of, system_scores
 from mteval.report.drilldown import drill
 from mteval.report.model import Report
@@ -73,14 +73,18 @@ def build(config: str | Path, options: Options) -> Report:
     qarla = analysis.qarla(reader, sel.metrics, sel.systems, sel.references, sel.segments, texts.documents)
     metric = _drill_metric(options.drill_metric, scores.metrics, scores.complete)
     drilled = drill(scores, metric, texts, sel.references, rows, options.per_system) if metric else {}
+    notes = []
+    if drilled and syntax.wanted(sel.metrics):
+        drilled, note = syntax.annotate_drill(experiment, drilled)
+        notes += [note] if note else []
     missing, total = problem_lines(reader, MISSING_LISTED)
     return Report(
         title=experiment.name or Path(config).stem, config=str(config), cache=str(cache.root),
         references=tuple(sel.references), n_segments=len(rows), scores=scores,
-        significance=analysis.significance(scores, options.resamples, options.seed),
+        significance=analysis.significance(experiment, reader, sel, texts, scores, options.resamples, options.seed),
         correlations=correlations, assessments=options.assessments, qarla=qarla, drill_metric=metric,
         drill=drilled, signatures=signatures_of(reader), options=_shown_options(options, metric),
-        missing=missing, missing_total=total)
+        missing=missing, missing_total=total, notes=notes)
 
 
 def _drill_metric(chosen: str | None, metrics: tuple[str, ...], complete: tuple[bool, ...]) -> str | None:

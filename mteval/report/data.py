@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from mteval.errors import CacheError
 from mteval.scores import ScoreSet
 from mteval.store.cache import ScoreCache, refset_name
-from mteval.store.iqxml import parse
+from mteval.store.iqxml import ScoreFile, parse
 
 Key = tuple[str, str, str]  # (target, refset, metric)
 
@@ -24,17 +25,17 @@ class RecordingCache:
 
     def __init__(self, cache: ScoreCache) -> None:
         self.cache = cache
-        self.scores: dict[Key, ScoreSet] = {}
-        self.signatures: dict[Key, str] = {}
+        self.files: dict[Key, tuple[Path, ScoreFile]] = {}
         self.problems: dict[Key, str] = {}
 
-    def load(self, target: str, refset: str, metric: str, n_segments: int | None = None) -> ScoreSet:
-        """Scores of a triple (parsed once); CacheError, remembered, when missing or damaged."""
+    def read(self, target: str, refset: str, metric: str, n_segments: int | None = None) -> tuple[Path, ScoreFile]:
+        """The file of a triple and its content (parsed once), as ``ScoreCache.read``; CacheError,
+        remembered, when it is missing or damaged."""
         key = (target, refset, metric)
-        if key in self.scores:
-            return self.scores[key]
+        if key in self.files:
+            return self.files[key]
         if key in self.problems:
-            raise CacheError(self.problems[key], self.cache.root / target / refset / metric)
+            raise CacheError(self.problems[key])
         try:
             path = self.cache.find(target, refset, metric)
             if path is None:
@@ -43,9 +44,12 @@ class RecordingCache:
         except CacheError as exc:
             self.problems[key] = exc.format()
             raise
-        self.scores[key] = found.scores
-        self.signatures[key] = found.signature
-        return found.scores
+        self.files[key] = (path, found)
+        return path, found
+
+    def load(self, target: str, refset: str, metric: str, n_segments: int | None = None) -> ScoreSet:
+        """Scores of a triple (:meth:`read`)."""
+        return self.read(target, refset, metric, n_segments)[1].scores
 
     def get(self, target: str, refset: str, metric: str, n_segments: int) -> ScoreSet | None:
         """:meth:`load`, or None when the file cannot be read."""
@@ -98,7 +102,8 @@ def system_scores(reader: RecordingCache, metrics: Sequence[str], systems: Seque
 def signatures_of(reader: RecordingCache) -> dict[str, list[str]]:
     """metric -> the distinct signatures of the files read (usually one)."""
     out: dict[str, list[str]] = {}
-    for (_, _, metric), signature in sorted(reader.signatures.items()):
+    for (_, _, metric), (_, found) in sorted(reader.files.items()):
+        signature = found.signature
         seen = out.setdefault(metric, [])
         if signature not in seen:
             seen.append(signature)

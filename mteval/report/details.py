@@ -57,6 +57,11 @@ def _segment_row(seg: DrillSegment) -> str:
             f"{escape(seg.reference)}</div></td></tr>")
 
 
+def _has_chains(report: Report) -> bool:
+    """Whether some drilled segment carries syntactic notes."""
+    return any(s.notes for group in report.drill.values() for s in group)
+
+
 def drilldown(report: Report) -> str:
     """Per system, the segments it loses most on against the other systems."""
     head = '<section id="drilldown"><h2>Segment drill-down</h2>'
@@ -65,7 +70,10 @@ def drilldown(report: Report) -> str:
     parts = [head, f'<p class="note">For each system, the {report.options.get("segments per system", "")} '
              f"segments where its <strong>{escape(str(report.drill_metric))}</strong> score falls furthest below "
              "the mean of the other systems. Marked words (wavy underline): hypothesis words not found in the "
-             "best-matching reference (clipped, case-insensitive), and reference words the hypothesis missed.</p>"]
+             "best-matching reference (clipped, case-insensitive), and reference words the hypothesis missed."
+             + (" With a dependency (DP) metric, the head-word chains (lengths 2 and 3, word forms) of each side "
+                "that the other lacks, from the cached parses." if report.notes or _has_chains(report) else "")
+             + "</p>", *(f'<p class="note">{escape(n)}</p>' for n in report.notes)]
     for i, (system, segments) in enumerate(report.drill.items()):
         rows = "".join(_segment_row(s) for s in segments)
         parts.append(f"<details{' open' if i == 0 else ''} class=\"drill\"><summary>{escape(system)}</summary>"

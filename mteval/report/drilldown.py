@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -29,7 +29,8 @@ class DrillSegment:
     hypothesis: Tokens
     reference: str  # the best-matching reference's name
     reference_tokens: Tokens
-    notes: list[str] = field(default_factory=list)  # syntactic items (unmatched chains), if any
+    texts: tuple[str, str] = ("", "")  # the hypothesis and the reference as they are
+    notes: tuple[str, ...] = ()  # syntactic items (unmatched chains), if any
 
 
 def match(hypothesis: str, reference: str) -> tuple[Tokens, Tokens, int]:
@@ -88,4 +89,5 @@ def _segment(texts: LoadedTexts, references: Sequence[str], row: int, hypothesis
     best = max(references, key=lambda r: match(hypothesis, texts.references[r].segments[row])[2])
     hyp, ref, _ = match(hypothesis, texts.references[best].segments[row])
     source = texts.source.segments[row] if texts.source is not None else ""
-    return DrillSegment(row + 1, texts.documents.doc_ids[row], score, others, source, hyp, best, ref)
+    return DrillSegment(row + 1, texts.documents.doc_ids[row], score, others, source, hyp, best, ref,
+                        (hypothesis, texts.references[best].segments[row]))

@@ -19,6 +19,7 @@ text-align:center;color:#fff;margin-left:.3em} .banner{background:#fff3cd;border
 .hit{background:#dff5df} .seg td{vertical-align:top} .seg td.text{max-width:38em;line-height:1.5}
 details{margin:.4em 0} summary{cursor:pointer;font-weight:600} code{font-size:.85em;word-break:break-all}
 nav a{margin-right:1em} .plot svg{max-width:100%;height:auto}
+#systems-table tr>th:first-child{position:sticky;left:0;z-index:1}
 """
 
 

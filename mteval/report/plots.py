@@ -17,11 +17,23 @@ PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e
            "#bcbd22", "#17becf")
 
 
-def _figure(width: float, height: float) -> Any:
-    """A fresh figure (no global pyplot state)."""
+def _figure(width: float, height: float, layout: Any = "constrained") -> Any:
+    """A fresh figure (no global pyplot state); ``layout=None`` for the many small figures, whose
+    margins are set from their labels (constrained layout costs a draw)."""
     from matplotlib.figure import Figure
 
-    return Figure(figsize=(width, height), layout="constrained")
+    return Figure(figsize=(width, height), layout=layout)
+
+
+def _margins(figure: Any, left: float = 0.5, bottom: float = 0.5, top: float = 0.15, right: float = 0.2) -> None:
+    """Fixed margins, in inches."""
+    width, height = figure.get_size_inches()
+    figure.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height, top=1 - top / height)
+
+
+def _label_inches(labels: Sequence[str], size: float = 10.0) -> float:
+    """About the width of the longest label, in inches (0.6 em a character)."""
+    return 0.6 * size / 72 * max((len(label) for label in labels), default=0)
 
 
 def to_svg(figure: Any) -> str:
@@ -43,7 +55,8 @@ def to_svg(figure: Any) -> str:
 def system_intervals(systems: Sequence[str], scores: Sequence[float], low: Sequence[float],
                      high: Sequence[float], cluster: Sequence[int], metric: str) -> str:
     """Systems (best on top) with their 95 % intervals, coloured by significance cluster."""
-    fig = _figure(6.5, 0.35 * len(systems) + 1.2)
+    fig = _figure(6.5, 0.3 * len(systems) + 0.9, layout=None)
+    _margins(fig, left=_label_inches(systems) + 0.2, bottom=0.55)
     ax = fig.add_subplot()
     y = np.arange(len(systems))[::-1]
     for k in range(len(systems)):
@@ -51,7 +64,7 @@ def system_intervals(systems: Sequence[str], scores: Sequence[float], low: Seque
         ax.errorbar(scores[k], y[k], xerr=[[max(0.0, scores[k] - low[k])], [max(0.0, high[k] - scores[k])]], fmt="o",
                     color=colour, capsize=3)
     ax.set_yticks(y, list(systems))
-    ax.set_xlabel(f"{metric} (mean segment score, 95% bootstrap interval; colour = cluster)")
+    ax.set_xlabel(f"{metric}: system score, 95% paired-bootstrap interval; colour = cluster")
     ax.grid(axis="x", alpha=0.3)
     return to_svg(fig)
 
@@ -59,7 +72,9 @@ def system_intervals(systems: Sequence[str], scores: Sequence[float], low: Seque
 def correlation_bars(metrics: Sequence[str], values: Sequence[float], low: Sequence[float],
                      high: Sequence[float], label: str) -> str:
     """One bar per metric with its confidence interval."""
-    fig = _figure(max(6.0, 0.32 * len(metrics) + 1.5), 3.6)
+    bottom = 0.87 * _label_inches(metrics, 8) + 0.3  # labels turned 60 degrees
+    fig = _figure(max(6.0, 0.32 * len(metrics) + 1.5), 2.6 + bottom, layout=None)
+    _margins(fig, left=0.8, bottom=bottom)
     ax = fig.add_subplot()
     x = np.arange(len(metrics))
     v, lo, hi = (np.asarray(a, dtype=float) for a in (values, low, high))
@@ -114,7 +129,9 @@ def heatmap(names: Sequence[str], matrix: np.ndarray) -> str:
 def king_trace(sizes: Sequence[int], kings: Sequence[float], accepted: Sequence[bool],
                metrics: Sequence[str]) -> str:
     """The greedy KING search: each step's candidate set size and KING (filled: accepted)."""
-    fig = _figure(7.0, 3.4)
+    bottom = 0.87 * _label_inches([f"{m} (00)" for m in metrics], 7) + 0.5
+    fig = _figure(max(7.0, 0.3 * len(metrics) + 1.5), 2.6 + bottom, layout=None)
+    _margins(fig, left=0.8, bottom=bottom)
     ax = fig.add_subplot()
     steps = np.arange(1, len(kings) + 1)
     ax.plot(steps, kings, color="#999999", linewidth=0.8)

@@ -15,6 +15,11 @@ from mteval.report.analysis import SEGMENT_CORRELATIONS, SYSTEM_CORRELATIONS
 from mteval.report.model import Report
 
 Record = dict
+SYSTEMS_NOTE = (
+    "&plusmn; half of the 95% paired-bootstrap interval of the system score (resampled as <code>iqeval "
+    "-compare</code> does: summed sufficient statistics for statistics-based metrics, else the mean segment "
+    "score); the badge is the system's significance cluster for that metric (1 = best; a new cluster starts "
+    "where a system is significantly worse, p &le; 0.05, than one of the cluster above). &darr;: lower is better.")
 
 
 def num(value: float, digits: int = 4) -> str:
@@ -43,10 +48,7 @@ def systems_table(report: Report) -> str:
         cells = "".join(_score_cell(report, k, s) for k in range(len(scores.metrics)))
         body.append(f"<tr><th>{escape(scores.systems[s])}</th>{cells}</tr>")
     return (f'<section id="systems"><h2>Systems x metrics</h2>\n<p class="note">System scores from the cache '
-            f"(against references {escape(scores.refset)}); &plusmn; half of the 95% paired-bootstrap interval of "
-            "the mean segment score; the badge is the system's significance cluster for that metric (1 = best; "
-            "a new cluster starts where a system is significantly worse, p &le; 0.05, than one of the cluster "
-            "above). &darr;: lower is better.</p>\n"
+            f"(against references {escape(scores.refset)}); {SYSTEMS_NOTE}</p>\n"
             f'<div style="overflow-x:auto"><table id="systems-table"><tr><th>system</th>{head}</tr>'
             f'{"".join(body)}</table></div>\n{_interval_plots(report)}</section>')
 
@@ -75,7 +77,8 @@ def _interval_plots(report: Report) -> str:
                                      [float(c.low[i]) for i in order], [float(c.high[i]) for i in order],
                                      [found.cluster_of(c.systems[i]) for i in order], metric)
         clusters = " &gt; ".join("{" + ", ".join(escape(s) for s in g) + "}" for g in found.clusters)
-        out.append(f"<details{' open' if i == 0 else ''}><summary>{escape(metric)}: clusters {clusters}</summary>"
+        out.append(f"<details{' open' if i == 0 else ''}><summary>{escape(metric)} ({found.rule}): clusters "
+                   f"{clusters}</summary>"
                    f'<div class="plot">{svg}</div></details>')
     return "\n".join(out)
 
@@ -100,7 +103,9 @@ def human(report: Report) -> str:
     notes = "".join(f'<p class="note">{escape(n)}</p>' for n in corr.notes)
     parts = [f'<section id="human"><h2>Human judgements</h2>\n<p class="note">Assessments '
              f"<code>{escape(str(report.assessments))}</code>. Correlations of the metric scores (oriented: higher "
-             "is better) with the human scores, 95% bootstrap intervals resampling segments.</p>" + notes]
+             "is better) with the human scores, 95% bootstrap intervals resampling segments (at system level the "
+             f"system scores are recomputed in each resample; {report.options.get('bootstrap resamples')} resamples "
+             "at system level, a fifth of them at segment level).</p>" + notes]
     sys_rows = [by[("sys", "pearson", m)] for m in metrics if ("sys", "pearson", m) in by]
     if sys_rows:
         svg = plots.correlation_bars([r["metric"] for r in sys_rows], [r["score"] for r in sys_rows],
