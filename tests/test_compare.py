@@ -231,3 +231,30 @@ def test_a_file_with_other_segments(experiment: Path, tmp_path: Path) -> None:
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     path.write_text("".join(line for line in lines if '<S n="100"' not in line), encoding="utf-8")
     one_line_error(run("iqeval", "-compare", str(config)), "RG-L.xml", "99 of 100 segments")
+
+
+def test_chrf_p_values_equal_sacrebleu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """End to end, a sacreBLEU user's numbers: chrF against reference A, baseline first, seed 12345."""
+    sacrebleu = pytest.importorskip("sacrebleu")
+    from sacrebleu.significance import PairedTest
+
+    config = ende_config(tmp_path, references={"A": str(ENDE / "refs" / "A.de")}, metrics=["chrF"],
+                         systems={s: str(ENDE / "sys" / f"{s}.de") for s in SYSTEMS})
+    assert run("iqsetup", "-q", str(config)).returncode == 0
+    records = {r["target"]: r for r in compare(config, "-baseline", "UEdin", "--resamples", "1000",
+                                                "--trials", "1000")}
+    monkeypatch.delenv("SACREBLEU_SEED", raising=False)  # its default seed: 12345, ours too
+    ref = (ENDE / "refs" / "A.de").read_text(encoding="utf-8").splitlines()
+    order = ["UEdin", *(s for s in SYSTEMS if s != "UEdin")]
+    named = [(s, (ENDE / "sys" / f"{s}.de").read_text(encoding="utf-8").splitlines()) for s in order]
+    for test, field in (("bs", "p_bs"), ("ar", "p_ar")):
+        metric = sacrebleu.metrics.CHRF(references=[ref])
+        _, scores = PairedTest(named, {"chrF": metric}, None, test_type=test, n_samples=1000)()
+        results = scores["chrF2"]  # sacreBLEU names its default chrF so
+        for system, result in zip(order, results, strict=True):
+            assert float(records[system]["score"]) == pytest.approx(result.score, abs=1e-4)
+            if system != "UEdin":
+                assert float(records[system][field]) == result.p_value, (test, system)
+            if test == "bs":
+                half = 0.5 * (float(records[system]["ci_high"]) - float(records[system]["ci_low"]))
+                assert (float(records[system]["mean"]), half) == pytest.approx((result.mean, result.ci), abs=1e-4)
