@@ -181,3 +181,45 @@ def test_bad_assessments(campaign: Path, tmp_path: Path) -> None:
     done = report(campaign, tmp_path / "r.html", "-assessments", str(bad))
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert str(bad) in done.stderr and ":2" in done.stderr
+
+
+def test_dependency_chains_unit() -> None:
+    from mteval.annotate.model import Sentence, Word
+    from mteval.report.syntax import unmatched
+
+    def sentence(det: str) -> Sentence:
+        return Sentence((Word(1, det, head=2, deprel="det"), Word(2, "cat", head=3, deprel="nsubj"),
+                         Word(3, "sat", head=0, deprel="root")))
+
+    assert unmatched(sentence("the"), sentence("a")) == (["cat > the", "sat > cat > the"], ["cat > a", "sat > cat > a"])
+    assert unmatched(sentence("the"), sentence("the")) == ([], [])
+
+
+def test_dependency_chains_from_cached_parses(tmp_path: Path) -> None:
+    """With a DP metric the drill-down lists unmatched head-word chains from the annotation cache;
+    without the parses it says so and still writes the report."""
+    from helpers import RUEN
+
+    paths = {}
+    for name in ("refs/A", "refs/B", "sys/AFRL", "sys/Online-W", "sys/Online-Y"):
+        paths[name] = tmp_path / f"{name.replace('/', '-')}.en"
+        lines = (RUEN / f"{name}.en").read_text(encoding="utf-8").split("\n")[:6]
+        paths[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
+    config = tmp_path / "dp.yaml"
+    config.write_text(yaml.safe_dump({
+        "name": "dp", "cache": str(tmp_path / "cache"), "language": "en",
+        "references": {r: str(paths[f"refs/{r}"]) for r in ("A", "B")},
+        "systems": {s: str(paths[f"sys/{s}"]) for s in ("AFRL", "Online-W", "Online-Y")},
+        "metrics": ["BLEU", "DP-HWCM_w-2"]}), encoding="utf-8")
+    assert run("iqsetup", str(config)).returncode == 0
+    done = report(config, tmp_path / "dp.html")
+    assert done.returncode == 0, done.stderr
+    html = (tmp_path / "dp.html").read_text(encoding="utf-8")
+    assert html.count("head-word chains not in the reference: ") == 3 * 5
+    assert "&gt;" in html.split("head-word chains not in the reference: ")[1].split("</div>")[0]
+    shutil.rmtree(tmp_path / "cache" / ".annotation")
+    done = report(config, tmp_path / "dp2.html")
+    assert done.returncode == 0, done.stderr
+    html = (tmp_path / "dp2.html").read_text(encoding="utf-8")
+    assert "head-word chains not in the reference" not in html
+    assert html.count("parse not in the annotation cache") == 3 * 5
