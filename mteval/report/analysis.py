@@ -4,16 +4,17 @@ the metric x metric correlation matrix, and QUEEN/KING/the greedy KING trace (>=
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
 
-from mteval.errors import ConfigError
+from mteval.errors import CacheError, ConfigError
 from mteval.io.corpus import DocumentIndex
 from mteval.meta.assessments import Assessments
-from mteval.meta.paired import Comparison, paired_bootstrap
+from mteval.meta.paired import Comparison, MetricInput, paired_bootstrap
 from mteval.pipeline import compare, correlate, qarla_report
 from mteval.pipeline.config import Experiment
 from mteval.pipeline.evaluate import Selection, higher_is_better
@@ -22,6 +23,7 @@ from mteval.report.data import RecordingCache, SystemScores
 from mteval.store.cache import ScoreCache, refset_name
 
 Record = dict[str, Any]
+LOG = logging.getLogger(__name__)
 ALPHA = 0.05  # significance level of the clusters and confidence level of the intervals (95 %)
 SYSTEM_CORRELATIONS = ("pearson",)
 SEGMENT_CORRELATIONS = ("pearson",)
@@ -51,10 +53,22 @@ def significance(experiment: Experiment, reader: RecordingCache, sel: Selection,
     chosen = [m for k, m in enumerate(scores.metrics) if scores.complete[k]]
     if len(scores.systems) < 2 or not chosen:
         return {}
-    source = cast(ScoreCache, reader)  # read()/load() as ScoreCache, each file parsed once
-    found = {m: compare.statistics_for(m, experiment, source, sel, texts) for m in chosen}
+    found = {m: _input(experiment, reader, sel, texts, scores, m) for m in chosen}
     tests = paired_bootstrap({m: i for m, (i, _) in found.items()}, scores.systems, n=n, seed=seed, alpha=ALPHA)
     return {m: Significance(c, c.clusters(), found[m][1]) for m, c in tests.items()}
+
+
+def _input(experiment: Experiment, reader: RecordingCache, sel: Selection, texts: LoadedTexts,
+           scores: SystemScores, metric: str) -> tuple[MetricInput, str]:
+    """A metric's bootstrap input as ``iqeval -compare`` builds it; where its statistics cannot be
+    used (a file from another family version, of a family needing annotation), the mean of its
+    segment scores, with a warning."""
+    try:  # read()/load() as ScoreCache's, each file parsed once
+        return compare.statistics_for(metric, experiment, cast(ScoreCache, reader), sel, texts)
+    except CacheError as exc:
+        LOG.warning("%s: intervals from the mean segment score: %s", metric, exc.format())
+        segments = scores.segments[scores.metrics.index(metric)]
+        return MetricInput.from_segments(segments, higher_is_better(metric)), "mean"
 
 
 @dataclass(frozen=True)
