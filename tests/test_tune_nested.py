@@ -5,6 +5,7 @@ the portable model file and the training identity of the stored metric."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_bad_input import assert_user_error
 
-from mteval.errors import InputError
+from mteval.errors import ConfigError, InputError
 from mteval.meta.correlation import correlate, pearson
 from mteval.meta.feature_prep import fit_standardiser
 from mteval.meta.judged import Judged, inner_folds, kfold_documents
@@ -337,3 +338,18 @@ def test_cli_tune_prints_the_report_and_refuses_small_folds(ruen: Path) -> None:
     assert read_model(ruen.parent / "cli.json").metric.objective == "ranking"
     small = run("mteval", "tune", str(ruen), "--assessments", str(DA), "-M", "BLEU,NIST", "--folds", "6")
     assert_user_error(small, "da.tsv: ", "at least 2 documents per fold", "have 10")
+
+
+@pytest.mark.parametrize("options, fragment", [
+    (TuneOptions(folds=1), "--folds and --inner-folds need at least 2"),
+    (TuneOptions(objective="kendall"), "--objective 'kendall' is unknown"),
+    (TuneOptions(method="svm"), "--method 'svm' is unknown"),
+    (TuneOptions(objective="ranking", l1_ratio=0.5), "--l1-ratio 0.5"),
+    (TuneOptions(l1_ratio=1.5), "--l1-ratio 1.5"),
+    (TuneOptions(n_boot=0), "--resamples"),
+])
+def test_bad_tune_options_are_one_clear_error(ruen: Path, options: TuneOptions, fragment: str) -> None:
+    experiment = load(ruen)
+    with pytest.raises(ConfigError, match=re.escape(fragment)):
+        tune_metric(experiment, load_texts(experiment), ("BLEU", "NIST"), str(DA), "BAD", options=options)
+    assert not list(Path(experiment.cache).rglob("BAD.xml"))

@@ -30,7 +30,7 @@ import numpy as np
 from mteval.errors import ConfigError, InputError
 from mteval.meta.assessments import read_assessments
 from mteval.meta.judged import Judged
-from mteval.meta.learners import criterion
+from mteval.meta.learners import OBJECTIVES, criterion
 from mteval.meta.linear_metric import LinearMetric
 from mteval.meta.model_file import ModelFile, file_digest, read_model, trained_on, training_identity, write_model
 from mteval.meta.nested_cv import Learner, Nested, nested_cv, ridge_learner
@@ -156,11 +156,21 @@ def _judged(experiment: Experiment, texts: LoadedTexts, cache: ScoreCache, featu
 
 
 def learner_of(options: TuneOptions) -> Learner:
-    """The learner ``options`` ask for."""
+    """The learner ``options`` ask for (bad options: a :class:`ConfigError` naming the option)."""
+    if options.objective not in OBJECTIVES:
+        raise ConfigError(f"--objective {options.objective!r} is unknown; use one of {', '.join(OBJECTIVES)}")
+    if options.folds < 2 or options.inner_folds < 2:
+        raise ConfigError(f"--folds and --inner-folds need at least 2 folds, got {options.folds} and "
+                          f"{options.inner_folds}")
+    if not 0.0 <= options.l1_ratio <= 1.0 or (options.l1_ratio > 0 and options.objective == "ranking"):
+        raise ConfigError(f"--l1-ratio {options.l1_ratio:g}: the elastic net takes a ratio in [0, 1] and a "
+                          "least-squares objective (pearson, mean-removed)")
+    if options.n_boot < 1:
+        raise ConfigError(f"--resamples needs at least 1 draw, got {options.n_boot}")
     if options.method == "ulc":
         return ulc_learner(options.objective, options.greedy)
     if options.method != "ridge":
-        raise ConfigError(f"unknown tuning method {options.method!r}; use ridge or ulc")
+        raise ConfigError(f"--method {options.method!r} is unknown; use ridge or ulc")
     return ridge_learner(options.objective, nonneg=options.nonneg, inner_k=options.inner_folds, seed=options.seed,
                          l1_ratio=options.l1_ratio)
 
@@ -214,10 +224,10 @@ def tune_metric(experiment: Experiment, texts: LoadedTexts, features: tuple[str,
     data, rated, baseline = _judged(experiment, texts, cache, features, assessments, documents)
     try:
         nested = nested_cv(data, learner, options.folds, options.seed)
-    except InputError as error:  # too few documents for the folds: name the judgements file
+        model = learner(data)
+    except InputError as error:  # too few documents, no varying feature...: name the judgements file
         raise InputError(error.problem, error.path or assessments) from None
     report = build_report(data, nested, baseline, BASELINE, options.by_documents, options.n_boot)
-    model = learner(data)
     identity = training_identity(assessments, experiment.name)
     written = _store(experiment, texts, cache, name, model, _signature(name, model, options, identity))
     if options.save_model:
