@@ -27,7 +27,7 @@ MYPY_PATHS = mteval/io mteval/store mteval/cli mteval/pipeline/safe_yaml.py mtev
 	mteval/pipeline/texts.py mteval/pipeline/trial.py mteval/pipeline/hybrid.py mteval/pipeline/annotation.py \
 	mteval/meta/qarla.py mteval/meta/king.py mteval/meta/jack.py mteval/meta/optimize.py mteval/meta/correlation.py \
 	mteval/meta/significance.py mteval/meta/assessments.py mteval/pipeline/qarla_report.py mteval/pipeline/correlate.py \
-	mteval/pipeline/tuning.py mteval/pipeline/legacy_eval_config.py mteval/pipeline/import_mtme.py mteval/meta/wmt_stats.py mteval/meta/paired.py mteval/meta/clusters.py mteval/progress.py \
+	mteval/pipeline/tuning.py mteval/pipeline/legacy_eval_config.py mteval/pipeline/import_mtme.py mteval/pipeline/compare.py mteval/meta/wmt_stats.py mteval/meta/paired.py mteval/meta/clusters.py mteval/progress.py \
 	mteval/metrics/tokenize.py tools/mteval_v13a_oracle.py tools/reference_runs.py mteval/annotate/entity_tagger.py mteval/annotate/entity_training.py
 
 lint:
