@@ -70,7 +70,9 @@ class ScoreFile:
 def _stat(value: float) -> str:
     """A statistic as written: an integer without ``.0``, any other value as its ``repr``."""
     value = float(value)
-    return str(int(value)) if value.is_integer() and abs(value) < 2 ** 53 else _fmt(value)
+    if value.is_integer() and abs(value) < 2 ** 53 and math.copysign(1.0, value) > 0:
+        return str(int(value))
+    return _fmt(value)  # -0.0 keeps its sign
 
 
 def stats_text(row: np.ndarray) -> str:
