@@ -308,3 +308,17 @@ def test_first_500_of_1000_lines_equal_the_oracles(tmp_path: Path) -> None:
             assert rows[(system, metric)] == pytest.approx(float(asiya[(metric, system, "A")]["-"]), abs=1e-12), metric
         # NIST: information weights of all 1000 reference lines, not of lines 1-500 (docs/statistics.md)
         assert abs(rows[(system, "NIST")] - float(mteval[("NIST", system, "A")]["-"])) > 0.1
+
+
+def test_mean_rule_counts_a_missing_segment_as_zero_like_the_familys_own_scores() -> None:
+    """Registered mean-rule families (CESM may leave a segment unscored) aggregate as
+    ``mean_score_set`` does; users' own metrics skip such segments (``nan_mean``)."""
+    from mteval.metrics.base import mean_score_set, nan_mean
+    segments = np.array([0.5, np.nan, 0.25, 1.0])
+    own = mean_score_set(segments, DocumentIndex(("a", "a", "b", "b")))
+    family = registry.create("CESM")
+    variant = family.variants[0]
+    assert family.aggregation("sys") == family.aggregation("doc") == "mean"
+    assert family.subset_score(own, np.arange(4), variant, "sys") == own.system == 0.4375
+    assert family.subset_score(own, np.array([0, 1]), variant, "doc") == own.documents["a"] == 0.25
+    assert nan_mean(segments[:2]) == 0.5

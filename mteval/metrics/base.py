@@ -104,8 +104,10 @@ class MetricFamily(ABC):
 
     def subset_score(self, scores: ScoreSet, rows: np.ndarray, variant: str, level: str) -> float:
         """The ``level`` score of the segments ``rows`` (0-based) under :meth:`aggregation`; here
-        the mean of their scores (segments without a score left out)."""
-        return nan_mean(scores.segments[rows])
+        the mean of their scores, a segment without a score counted as 0 (:func:`mean_score_set`,
+        as the family's own document and system scores)."""
+        chosen = np.nan_to_num(np.asarray(scores.segments, dtype=np.float64)[rows], nan=0.0)
+        return float(chosen.mean()) if len(chosen) else float("nan")
 
     @abstractmethod
     def prepare(self, references: Sequence[Side]) -> Any:
