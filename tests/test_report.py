@@ -223,3 +223,22 @@ def test_dependency_chains_from_cached_parses(tmp_path: Path) -> None:
     html = (tmp_path / "dp2.html").read_text(encoding="utf-8")
     assert "head-word chains not in the reference" not in html
     assert html.count("parse not in the annotation cache") == 3 * 5
+
+
+def test_subset_scores_as_iqeval(campaign: Path, tmp_path: Path) -> None:
+    """With -T the table's system scores are iqeval -doOQ's (BLEU from summed statistics)."""
+    out = tmp_path / "subset.html"
+    done = report(campaign, out, "-T", "1-20", "-M", "BLEU,chrF")
+    assert done.returncode == 0, done.stderr
+    html = out.read_text(encoding="utf-8")
+    assert "20 segments" in html
+    tsv = run("iqeval", "-doOQ", "-G", "sys", "-T", "1-20", "-M", "BLEU,chrF", "--tsv", str(campaign))
+    rows = [line.split("\t") for line in tsv.stdout.splitlines()]
+    head = rows[0]
+    cells = re.findall(r'<tr><th>([^<]+)</th><td class="num">([-0-9.]+) ', html)
+    shown = {system: float(value) for system, value in cells}  # the first metric's column: BLEU
+    expected = {r[head.index("target")]: float(r[head.index("score")]) for r in rows[1:]
+                if r[head.index("metric")] == "BLEU"}
+    assert set(shown) == set(expected) == {"Facebook-AI", "UEdin", "Online-W", "Hostile"}
+    for system, value in expected.items():
+        assert shown[system] == pytest.approx(value, abs=5e-5)

@@ -63,7 +63,7 @@ def build(config: str | Path, options: Options) -> Report:
                  options.segments, "sys")
     reader = RecordingCache(cache)
     rows = np.asarray(sel.segments, dtype=np.intp) - 1
-    scores = system_scores(reader, sel.metrics, sel.systems, sel.references, rows, len(texts))
+    scores = system_scores(reader, sel, texts.documents)
     correlations = None
     if options.assessments:
         human = read_assessments(options.assessments, len(texts), texts.documents,

@@ -3,6 +3,7 @@ are missing or damaged (a partial report names them and shows the rest)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,6 +11,8 @@ from pathlib import Path
 import numpy as np
 
 from mteval.errors import CacheError
+from mteval.io.corpus import DocumentIndex
+from mteval.pipeline.evaluate import Selection, level_records
 from mteval.scores import ScoreSet
 from mteval.store.cache import ScoreCache, refset_name
 from mteval.store.iqxml import ScoreFile, parse
@@ -78,23 +81,26 @@ class SystemScores:
     signatures: dict[str, list[str]] = field(default_factory=dict)  # metric -> distinct signatures
 
 
-def system_scores(reader: RecordingCache, metrics: Sequence[str], systems: Sequence[str],
-                  references: Sequence[str], rows: np.ndarray, n_segments: int) -> SystemScores:
-    """Read every (system, metric) file against the joined references; ``rows`` are 0-based segments."""
-    refset = refset_name(tuple(references))
+def system_scores(reader: RecordingCache, sel: Selection, documents: DocumentIndex) -> SystemScores:
+    """Read every (system, metric) file against the joined references; the system score is
+    ``iqeval -doOQ -G sys``'s (the stored one, or with -T the metric's own subset rule)."""
+    metrics, systems, n_segments = sel.metrics, sel.systems, len(documents)
+    rows = np.asarray(sel.segments, dtype=np.intp) - 1
+    refset = refset_name(tuple(sel.references))
     sys_scores = np.full((len(metrics), len(systems)), np.nan)
     seg_scores = np.full((len(metrics), len(systems), len(rows)), np.nan)
     complete = []
     for m, metric in enumerate(metrics):
         ok = True
         for s, system in enumerate(systems):
-            found = reader.get(system, refset, metric, n_segments)
-            if found is None:
+            try:
+                found = reader.read(system, refset, metric, n_segments)
+            except CacheError:
                 ok = False
                 continue
-            seg_scores[m, s] = found.segments[rows]
-            all_rows = len(rows) == n_segments
-            sys_scores[m, s] = found.system if all_rows else float(np.nanmean(found.segments[rows]))
+            seg_scores[m, s] = found[1].scores.segments[rows]
+            base = {"target": system, "refset": refset, "metric": metric}
+            sys_scores[m, s] = level_records(found, base, dataclasses.replace(sel, level="sys"), documents)[0]["score"]
         complete.append(ok)
     return SystemScores(tuple(metrics), tuple(systems), refset, sys_scores, seg_scores, tuple(complete))
 
