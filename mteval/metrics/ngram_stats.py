@@ -62,7 +62,6 @@ class NgramVocabulary:
         self.tokens: dict[str, int] = {}
         self._keys = np.zeros(0, dtype=np.int64)  # sorted interned keys
         self._ids = np.zeros(0, dtype=np.int64)  # their n-gram ids
-        self.prefix: list[int] = []  # id of the (n-1)-gram prefix, -1 for unigrams
         self._profiles: dict[tuple[str, ...], Profile] = {}
 
     def unigram_id(self, token: str) -> int:
@@ -99,7 +98,7 @@ class NgramVocabulary:
         keys, occurrences = [], []
         for n in range(1, MAX_ORDER + 1):
             at = np.flatnonzero(room >= n)
-            ids = self._intern((current[at] + 1) * self.TOKEN_SPACE + tok[at + n - 1], current[at])
+            ids = self._intern((current[at] + 1) * self.TOKEN_SPACE + tok[at + n - 1])
             current[at] = ids
             keys.append(seq_of[at] * _SHIFT + ids)
             occurrences.append(at * MAX_ORDER + n - 1)
@@ -113,10 +112,16 @@ class NgramVocabulary:
         return [Profile(int(lengths[i]), unique[a:b] % _SHIFT, counts[a:b], order[a:b])
                 for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:], strict=True))]
 
-    def _intern(self, keys: np.ndarray, prefixes: np.ndarray) -> np.ndarray:
+    def prefixes(self) -> np.ndarray:
+        """The id of every n-gram's (n-1)-gram prefix, by n-gram id (-1 for unigrams)."""
+        prefix = np.empty(len(self._ids), dtype=np.int64)
+        prefix[self._ids] = self._keys // self.TOKEN_SPACE - 1
+        return prefix
+
+    def _intern(self, keys: np.ndarray) -> np.ndarray:
         """Ids of (prefix, token) keys; new keys get the next ids (in sorted key order). The known
         keys are one sorted array, so a batch costs a ``searchsorted`` and an ``insert``."""
-        unique, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        unique, inverse = np.unique(keys, return_inverse=True)
         pos = np.searchsorted(self._keys, unique)
         found = pos < len(self._keys)
         found[found] = self._keys[pos[found]] == unique[found]
@@ -124,11 +129,10 @@ class NgramVocabulary:
         ids[found] = self._ids[pos[found]]
         new = np.flatnonzero(~found)
         if len(new):
-            start = len(self.prefix)
+            start = len(self._keys)
             ids[new] = np.arange(start, start + len(new))
             self._keys = np.insert(self._keys, pos[new], unique[new])
             self._ids = np.insert(self._ids, pos[new], ids[new])
-            self.prefix.extend(prefixes[first[new]].tolist())
         return ids[inverse.reshape(-1)]
 
     @property
@@ -155,11 +159,11 @@ def information(vocab: NgramVocabulary, ref_profiles: Sequence[Profile]) -> np.n
     (mteval-v13a.pl sub ``compute_ngram_info``, line 545 of Asiya's copy, 546 of moses-smt's) and Perl
     reads the prefix string ``"0"`` as false, so a bigram whose first token is ``0`` is also divided by
     the total word count (``docs/bleu-nist.md``)."""
-    size = len(vocab.prefix)
+    prefix = vocab.prefixes()
+    size = len(prefix)
     keys = np.concatenate([p.ids for p in ref_profiles]) if ref_profiles else np.zeros(0, np.int64)
     weights = np.concatenate([p.counts for p in ref_profiles]) if ref_profiles else np.zeros(0)
     totals = np.bincount(keys, weights=weights, minlength=size)
-    prefix = np.asarray(vocab.prefix, dtype=np.int64)
     total_words = sum(p.length for p in ref_profiles)
     zero = vocab.unigram_id(PERL_FALSE_PREFIX)
     has_prefix = (prefix >= 0) & (prefix != zero)
