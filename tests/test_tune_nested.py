@@ -23,7 +23,14 @@ from mteval.meta.feature_prep import fit_standardiser
 from mteval.meta.judged import Judged, inner_folds, kfold_documents
 from mteval.meta.learners import RIDGE_GRID, criterion, fit_path
 from mteval.meta.linear_metric import LinearMetric
-from mteval.meta.model_file import ModelFile, read_model, same_judgements, trained_on, write_model
+from mteval.meta.model_file import (
+    ModelFile,
+    in_sample_metrics,
+    read_model,
+    same_judgements,
+    trained_on,
+    write_model,
+)
 from mteval.meta.nested_cv import inner_scores, nested_cv, ridge_learner
 from mteval.meta.tune_report import build_report
 from mteval.meta.tune_stats import grouped_kendall, paired_differences, statistics
@@ -34,7 +41,6 @@ from mteval.pipeline.tuning import (
     TuneOptions,
     TuningResult,
     apply_model_file,
-    in_sample_metrics,
     report_lines,
     tune_metric,
 )
@@ -353,3 +359,18 @@ def test_bad_tune_options_are_one_clear_error(ruen: Path, options: TuneOptions, 
     with pytest.raises(ConfigError, match=re.escape(fragment)):
         tune_metric(experiment, load_texts(experiment), ("BLEU", "NIST"), str(DA), "BAD", options=options)
     assert not list(Path(experiment.cache).rglob("BAD.xml"))
+
+
+def test_iqeval_warns_about_a_metric_learned_on_the_same_judgements(
+        ruen: Path, tuned: tuple[TuningResult, Path]) -> None:
+    if "in_sample_metrics" not in (ROOT / "mteval" / "pipeline" / "correlate.py").read_text(encoding="utf-8"):
+        pytest.skip("the in-sample warning is not wired into mteval/pipeline/correlate.py yet")
+    same = run("iqeval", "-assessments", str(DA), "-G", "seg", "-M", "LEARNED,BLEU", str(ruen))
+    assert same.returncode == 0, same.stderr
+    assert "IN-SAMPLE: LEARNED" in same.stderr and "BLEU was learned" not in same.stderr
+    copy = ruen.parent / "other.tsv"  # other judgements (one score changed): no warning
+    lines = DA.read_text(encoding="utf-8").splitlines()
+    lines[1] = "\t".join(lines[1].split("\t")[:2] + ["0.5"])
+    copy.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    other = run("iqeval", "-assessments", str(copy), "-G", "seg", "-M", "LEARNED,BLEU", str(ruen))
+    assert other.returncode == 0 and "IN-SAMPLE" not in other.stderr

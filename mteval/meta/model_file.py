@@ -20,6 +20,8 @@ from typing import Any
 
 from mteval.errors import InputError
 from mteval.meta.linear_metric import LinearMetric
+from mteval.store.cache import ScoreCache
+from mteval.store.iqxml import parse
 
 FORMAT = "mteval-learned-metric"
 VERSION = 1
@@ -85,3 +87,16 @@ def read_model(path: str | Path) -> ModelFile:
         raise InputError(f"malformed learned-metric file ({type(error).__name__}: {error})", path) from None
     return ModelFile(str(body.get("name", "")), metric, signatures, dict(body.get("training", {})),
                      list(body.get("validation", [])))
+
+
+def in_sample_metrics(cache: ScoreCache, target: str, refset: str, metrics: tuple[str, ...] | list[str],
+                      assessments: str | Path) -> list[str]:
+    """The ``metrics`` whose stored signature says they were learned on (a byte-identical copy of)
+    ``assessments``: their correlations with it are in-sample (for ``iqeval -assessments``)."""
+    digest = file_digest(assessments)[:16]
+    found = []
+    for metric in metrics:
+        path = cache.find(target, refset, metric)
+        if path is not None and trained_on(parse(path).signature) == digest:
+            found.append(metric)
+    return found

@@ -32,7 +32,7 @@ from mteval.meta.assessments import read_assessments
 from mteval.meta.judged import Judged
 from mteval.meta.learners import OBJECTIVES, criterion
 from mteval.meta.linear_metric import LinearMetric
-from mteval.meta.model_file import ModelFile, file_digest, read_model, trained_on, training_identity, write_model
+from mteval.meta.model_file import ModelFile, file_digest, read_model, training_identity, write_model
 from mteval.meta.nested_cv import Learner, Nested, nested_cv, ridge_learner
 from mteval.meta.tune_report import FoldReport, build_report
 from mteval.meta.ulc import ulc_learner
@@ -277,19 +277,6 @@ def report_lines(result: TuningResult) -> list[str]:
     if result.dropped:
         lines.append("unused features (constant, collinear or not selected): " + ", ".join(result.dropped))
     return lines
-
-
-def in_sample_metrics(cache: ScoreCache, target: str, refset: str, metrics: tuple[str, ...] | list[str],
-                      assessments: str | Path) -> list[str]:
-    """The ``metrics`` whose stored signature says they were learned on (a byte-identical copy of)
-    ``assessments``: their correlations with it are in-sample (for ``iqeval -assessments``)."""
-    digest = file_digest(assessments)[:16]
-    found = []
-    for metric in metrics:
-        path = cache.find(target, refset, metric)
-        if path is not None and trained_on(parse(path).signature) == digest:
-            found.append(metric)
-    return found
 
 
 def apply_model_file(experiment: Experiment, texts: LoadedTexts, path: str | Path, name: str) -> tuple[int, list[str]]:
