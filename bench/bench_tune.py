@@ -25,6 +25,7 @@ from collections.abc import Callable  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from mteval.meta.greedy_ridge import greedy_ridge_learner  # noqa: E402
 from mteval.meta.judged import Judged  # noqa: E402
 from mteval.meta.linear_metric import LinearMetric  # noqa: E402
 from mteval.meta.nested_cv import nested_cv, ridge_learner  # noqa: E402
@@ -71,6 +72,7 @@ def main() -> int:
                 ("ridge pearson", ridge_learner("pearson"), False),
                 ("ridge pearson nonneg", ridge_learner("pearson", nonneg=True), False),
                 ("ridge ranking", ridge_learner("ranking"), False),
+                ("greedy set + ridge", greedy_ridge_learner("mean-removed"), False),
                 ("greedy ULC", ulc_learner("mean-removed"), False)]
     print(f"{N_MET} metrics x {len(data.human)} judged segments ({N_LINES} lines x {N_SYS} systems, "
           f"{N_LINES // LINES_PER_DOC} documents)")

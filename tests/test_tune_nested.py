@@ -20,6 +20,7 @@ from test_bad_input import assert_user_error
 from mteval.errors import ConfigError, InputError
 from mteval.meta.correlation import correlate, pearson
 from mteval.meta.feature_prep import fit_standardiser
+from mteval.meta.greedy_ridge import _inner_fold, _set_scores, greedy_ridge_learner, greedy_set
 from mteval.meta.judged import Judged, inner_folds, kfold_documents
 from mteval.meta.learners import RIDGE_GRID, criterion, fit_path
 from mteval.meta.linear_metric import LinearMetric
@@ -151,7 +152,8 @@ def _poisoned(data: Judged, folds: np.ndarray, fold: int, seed: int) -> Judged:
 
 
 @pytest.mark.parametrize("learner", [ridge_learner("mean-removed"), ridge_learner("pearson", nonneg=True),
-                                     ulc_learner("mean-removed")], ids=["ridge", "nonneg", "ulc"])
+                                     ulc_learner("mean-removed"), greedy_ridge_learner("mean-removed")],
+                         ids=["ridge", "nonneg", "ulc", "greedy-ridge"])
 def test_test_folds_never_influence_the_fitted_models(learner) -> None:  # type: ignore[no-untyped-def]
     data = synthetic(lines=120, features=6, noise=1.5, seed=4)
     clean = nested_cv(data, learner, k=3, seed=5)
@@ -163,6 +165,29 @@ def test_test_folds_never_influence_the_fitted_models(learner) -> None:  # type:
         assert poisoned.single[fold] == clean.single[fold]
         others = [f for f in range(3) if f != fold]  # models trained on the poisoned fold do change
         assert any(not np.array_equal(poisoned.models[f].weights, clean.models[f].weights) for f in others)
+
+
+def test_greedy_ridge_scores_sets_as_the_inner_cross_validation_does_and_leaves_noise_out() -> None:
+    data = synthetic(lines=200, features=4, noise=0.8, seed=12)
+    rng = np.random.default_rng(13)
+    x = np.concatenate([data.x, rng.normal(size=(len(data.human), 4))], axis=1)
+    wide = Judged(x, (*data.names, "n0", "n1", "n2", "n3"), data.human, data.items, data.systems, data.documents,
+                  data.weights, np.ones(8))
+    folds = inner_folds(wide.documents, 3, 0)
+    grid = (0.01, 1.0, 100.0)
+    for objective in ("pearson", "mean-removed"):
+        parts = [_inner_fold(wide.subset(folds != k), wide.subset(folds == k), objective) for k in range(3)]
+        chosen = [0, 2, 5]
+        subset = Judged(x[:, chosen], tuple(wide.names[j] for j in chosen), wide.human, wide.items, wide.systems,
+                        wide.documents, wide.weights, np.ones(3))
+        assert np.allclose(np.mean([_set_scores(p, chosen, grid) for p in parts], axis=0),
+                           inner_scores(subset, objective, grid))
+    selected = greedy_set(wide, "mean-removed")
+    assert set(data.names[j] for j in selected if j < 4) and sum(j >= 4 for j in selected) <= 1
+    model = greedy_ridge_learner("mean-removed")(wide)
+    assert model.kind == "ridge-greedy" and set(model.selected()) == {wide.names[j] for j in selected}
+    with pytest.raises(InputError, match="least-squares objectives"):
+        greedy_set(wide, "ranking")
 
 
 @settings(max_examples=30, deadline=None)
@@ -353,6 +378,8 @@ def test_cli_tune_prints_the_report_and_refuses_small_folds(ruen: Path) -> None:
     (TuneOptions(objective="ranking", l1_ratio=0.5), "--l1-ratio 0.5"),
     (TuneOptions(l1_ratio=1.5), "--l1-ratio 1.5"),
     (TuneOptions(n_boot=0), "--resamples"),
+    (TuneOptions(select=True, objective="ranking"), "--select"),
+    (TuneOptions(select=True, nonneg=True), "--select"),
 ])
 def test_bad_tune_options_are_one_clear_error(ruen: Path, options: TuneOptions, fragment: str) -> None:
     experiment = load(ruen)

@@ -2,7 +2,8 @@
 
 ``mteval tune CONFIG --assessments FILE -M FEATURES --name NAME``: the features are cached metrics
 (segment scores against all references). The learner (ridge on standardised, de-duplicated
-features for one of three objectives, or Giménez's ULC over a greedily selected metric set) is
+features for one of three objectives, optionally over a greedily selected metric set, or
+Giménez's ULC over a greedily selected metric set) is
 assessed by nested cross-validation by document (:mod:`mteval.meta.nested_cv`): K outer folds,
 its hyper-parameters chosen inside each outer training fold only. The report gives per test fold
 and pooled τb within source lines, segment r and system r next to chrF (when cached) and the best
@@ -29,6 +30,7 @@ import numpy as np
 
 from mteval.errors import ConfigError, InputError
 from mteval.meta.assessments import read_assessments
+from mteval.meta.greedy_ridge import greedy_ridge_learner
 from mteval.meta.judged import Judged
 from mteval.meta.learners import OBJECTIVES, criterion
 from mteval.meta.linear_metric import LinearMetric
@@ -53,7 +55,8 @@ BASELINE = "chrF"
 class TuneOptions:
     """How to learn: ``method`` ridge or ulc; the objective; outer and inner folds (by document);
     non-negative weights (ridge); greedy metric-set selection (ulc); bootstrap units and draws;
-    the folds' seed; a model file to write; the elastic net's l1 ratio (ridge; 0: plain ridge)."""
+    the folds' seed; a model file to write; the elastic net's l1 ratio (ridge; 0: plain ridge);
+    greedy metric-set selection for the ridge (``select``)."""
 
     method: str = "ridge"
     objective: str = "mean-removed"
@@ -66,6 +69,7 @@ class TuneOptions:
     seed: int = 0
     save_model: str | None = None
     l1_ratio: float = 0.0
+    select: bool = False
 
 
 @dataclass(frozen=True)
@@ -167,8 +171,14 @@ def learner_of(options: TuneOptions) -> Learner:
                           "least-squares objective (pearson, mean-removed)")
     if options.n_boot < 1:
         raise ConfigError(f"--resamples needs at least 1 draw, got {options.n_boot}")
+    if options.select and (options.method != "ridge" or options.nonneg or options.l1_ratio > 0
+                           or options.objective == "ranking"):
+        raise ConfigError("--select (greedy metric set of a ridge) works with --method ridge, a least-squares "
+                          "objective (pearson, mean-removed), and neither --nonneg nor --l1-ratio")
     if options.method == "ulc":
         return ulc_learner(options.objective, options.greedy)
+    if options.select:
+        return greedy_ridge_learner(options.objective, inner_k=options.inner_folds, seed=options.seed)
     if options.method != "ridge":
         raise ConfigError(f"--method {options.method!r} is unknown; use ridge or ulc")
     return ridge_learner(options.objective, nonneg=options.nonneg, inner_k=options.inner_folds, seed=options.seed,
