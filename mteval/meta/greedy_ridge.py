@@ -19,7 +19,7 @@ import numpy as np
 from mteval.errors import InputError
 from mteval.meta.feature_prep import fit_standardiser
 from mteval.meta.judged import Judged, inner_folds
-from mteval.meta.learners import RIDGE_GRID, _normal_equations
+from mteval.meta.learners import RIDGE_GRID, normal_equations
 from mteval.meta.linear_metric import LinearMetric
 from mteval.meta.nested_cv import Learner, ridge_learner
 from mteval.meta.weight_tuning import remove_group_means
@@ -42,7 +42,7 @@ class _InnerFold:
 def _inner_fold(part: Judged, held: Judged, objective: str) -> _InnerFold:
     """Precompute one inner split (see :class:`_InnerFold`)."""
     prep = fit_standardiser(part.x, part.signs)
-    gram, moment = _normal_equations(prep.transform(part.x), part.human, part.items, part.weights, objective)
+    gram, moment = normal_equations(prep.transform(part.x), part.human, part.items, part.weights, objective)
     weights = held.weights if objective == "mean-removed" else np.ones(len(held.human))
     items = held.items if objective == "mean-removed" else None
     target = held.human - held.human.mean() if items is None else remove_group_means(held.human, items, weights)

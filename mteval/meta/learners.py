@@ -35,7 +35,7 @@ def _check(objective: str) -> None:
         raise InputError(f"unknown tuning objective {objective!r}; use one of {', '.join(OBJECTIVES)}")
 
 
-def _normal_equations(z: np.ndarray, human: np.ndarray, items: np.ndarray, weights: np.ndarray,
+def normal_equations(z: np.ndarray, human: np.ndarray, items: np.ndarray, weights: np.ndarray,
                       objective: str) -> tuple[np.ndarray, np.ndarray]:
     """Gram matrix and moment vector of the (weighted, centred) least-squares problem."""
     if objective == "mean-removed":
@@ -123,7 +123,7 @@ def fit_path(z: np.ndarray, human: np.ndarray, items: np.ndarray, weights: np.nd
         if l1_ratio > 0:
             raise InputError("the elastic net works with the least-squares objectives (pearson, mean-removed)")
         return _ranking_path(ranking_pairs(z, human, items), grid, nonneg)
-    gram, moment = _normal_equations(z, human, items, weights, objective)
+    gram, moment = normal_equations(z, human, items, weights, objective)
     if l1_ratio > 0:
         return _elastic_net_path(gram, moment, grid, l1_ratio, nonneg)
     return _least_squares_path(gram, moment, grid, nonneg)
