@@ -237,6 +237,9 @@ def tune_metric(experiment: Experiment, texts: LoadedTexts, features: tuple[str,
         model = learner(data)
     except InputError as error:  # too few documents, no varying feature...: name the judgements file
         raise InputError(error.problem, error.path or assessments) from None
+    if not model.selected():
+        raise InputError("the learned combination gives every feature weight 0 (nothing to store); try a "
+                         "smaller --l1-ratio or other features", assessments)
     report = build_report(data, nested, baseline, BASELINE, options.by_documents, options.n_boot)
     identity = training_identity(assessments, experiment.name)
     written = _store(experiment, texts, cache, name, model, _signature(name, model, options, identity))
