@@ -22,12 +22,12 @@ demo-syntax: install
 
 # type-checked core (the metric families and measures are checked by ruff only, for now)
 MYPY_PATHS = mteval/io mteval/store mteval/cli mteval/pipeline/safe_yaml.py mteval/errors.py mteval/names.py mteval/files.py mteval/annotate/chunking.py mteval/scores.py mteval/metrics/base.py \
-	mteval/metrics/registry.py mteval/metrics/aliases.py mteval/metrics/bleu_nist.py mteval/metrics/ngram_stats.py \
+	mteval/metrics/registry.py mteval/metrics/aliases.py mteval/metrics/error_rates.py mteval/metrics/gtm.py mteval/metrics/rouge.py mteval/metrics/chrf.py mteval/metrics/ter.py mteval/metrics/bleu_nist.py mteval/metrics/ngram_stats.py \
 	mteval/pipeline/config.py mteval/pipeline/setup.py mteval/pipeline/evaluate.py mteval/pipeline/sets.py \
 	mteval/pipeline/texts.py mteval/pipeline/trial.py mteval/pipeline/hybrid.py mteval/pipeline/annotation.py \
 	mteval/meta/qarla.py mteval/meta/king.py mteval/meta/jack.py mteval/meta/optimize.py mteval/meta/correlation.py \
 	mteval/meta/significance.py mteval/meta/assessments.py mteval/pipeline/qarla_report.py mteval/pipeline/correlate.py \
-	mteval/pipeline/tuning.py mteval/pipeline/legacy_eval_config.py mteval/pipeline/import_mtme.py mteval/pipeline/compare.py mteval/meta/wmt_stats.py mteval/meta/paired.py mteval/meta/clusters.py mteval/progress.py \
+	mteval/pipeline/tuning.py mteval/pipeline/legacy_eval_config.py mteval/pipeline/import_mtme.py mteval/pipeline/compare.py mteval/report mteval/meta/wmt_stats.py mteval/meta/paired.py mteval/meta/clusters.py mteval/progress.py \
 	mteval/metrics/tokenize.py tools/mteval_v13a_oracle.py tools/reference_runs.py mteval/annotate/entity_tagger.py mteval/annotate/entity_training.py
 
 lint:
@@ -60,7 +60,7 @@ models-eval:
 # QARLA=no skips QUEEN/KING/JACK (they need at least 3 references).
 REPORT ?= out/campaign/$(basename $(notdir $(CONFIG)))
 QARLA ?= yes
-.PHONY: campaign
+.PHONY: campaign report
 campaign:
 	iqsetup $(if $(filter yes,$(QARLA)),-JACK) $(CONFIG)
 	mkdir -p $(REPORT)
@@ -75,3 +75,10 @@ ifneq ($(ASSESSMENTS),)
 	iqeval -assessments $(ASSESSMENTS) -G seg --mean-removed --weighted --tsv $(CONFIG) > $(REPORT)/correlations.seg.tsv
 endif
 	@echo "campaign report in $(REPORT)/"
+
+# Campaign report (docs/report.md): one self-contained HTML file from the score cache.
+#   make report CONFIG=configs/example.yaml ASSESSMENTS=data/wmt21-ende-sample/human/mqm.tsv
+report:
+	iqsetup $(CONFIG)
+	mkdir -p $(REPORT)
+	mteval report $(CONFIG) $(if $(ASSESSMENTS),-assessments $(ASSESSMENTS)) -o $(REPORT)/report.html

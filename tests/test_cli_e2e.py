@@ -69,7 +69,7 @@ def test_doOQ_matrix_system_level(experiment: Path) -> None:
 def test_doOQ_tsv_matches_the_cache(experiment: Path) -> None:
     result = run("iqeval", "-doOQ", "-G", "sys", "--tsv", str(experiment))
     rows = tsv(result.stdout)
-    assert list(rows[0]) == ["target", "refset", "metric", "level", "doc", "segment", "score"]
+    assert list(rows[0]) == ["target", "refset", "metric", "level", "doc", "segment", "score", "aggregate"]
     row = next(r for r in rows if r["target"] == "UEdin" and r["metric"] == "NIST")
     cached = parse(experiment.parent / "cache" / "UEdin" / "A_C_D" / "NIST.xml").scores.system
     assert row["refset"] == "A_C_D" and float(row["score"]) == cached

@@ -40,6 +40,6 @@ hybridize: {{name: HYB, cap: 10}}
     assert scored.returncode == 0, scored.stderr
     rows = [line.split("\t") for line in scored.stdout.splitlines()[1:]]
     assert [(r[0], r[1], r[2]) for r in rows] == [("S", "HYB", "BLEU")]
-    assert 0.0 < float(rows[0][-1]) <= 1.0
+    assert 0.0 < float(rows[0][6]) <= 1.0
     again = run("iqsetup", str(config))
     assert "0 file(s) computed" in again.stderr

@@ -49,9 +49,9 @@ def test_silent_bar_accepts_updates() -> None:
         progress.set_quiet(False)
 
 
-def iqsetup(config: Path, progress_env: str) -> subprocess.CompletedProcess[str]:
+def iqsetup(config: Path, progress_env: str, *options: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "MTEVAL_PROGRESS": progress_env}
-    return subprocess.run(["iqsetup", str(config)], capture_output=True, text=True, env=env, timeout=600)
+    return subprocess.run(["iqsetup", *options, str(config)], capture_output=True, text=True, env=env, timeout=600)
 
 
 def test_parsing_shows_a_bar_when_forced_and_none_in_a_pipe(tmp_path: Path) -> None:
@@ -63,3 +63,9 @@ def test_parsing_shows_a_bar_when_forced_and_none_in_a_pipe(tmp_path: Path) -> N
     piped = iqsetup(small_syntactic_config(tmp_path / "piped"), "")
     assert piped.returncode == 0, piped.stderr
     assert "sent/s" not in piped.stderr and "\r" not in piped.stderr, piped.stderr
+
+
+def test_quiet_turns_a_forced_bar_off(tmp_path: Path) -> None:
+    quiet = iqsetup(small_syntactic_config(tmp_path), "1", "-q")
+    assert quiet.returncode == 0, quiet.stderr
+    assert quiet.stderr == "", quiet.stderr

@@ -27,6 +27,7 @@ from mteval.pipeline.config import load
 from mteval.pipeline.evaluate import default_metrics
 from mteval.pipeline.setup import run_setup
 from mteval.pipeline.texts import load_texts
+from mteval.progress import set_quiet
 from mteval.store.cache import ScoreCache
 
 
@@ -38,12 +39,14 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also write this IQeval.config for iqeval (manual §4.1), keeping your sets in it")
     parser.add_argument("-JACK", "--jack", action="store_true", help="also compute system/system files")
     parser.add_argument("-remake", "--remake", action="store_true", help="recompute existing files")
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress messages")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress messages or bars (bars show only on a terminal anyway)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    set_quiet(args.quiet)
 
     def body() -> int:
         started = time.perf_counter()

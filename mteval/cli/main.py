@@ -7,6 +7,7 @@ Examples::
     mteval models info en               # which Stanza models an experiment in English would use
     mteval models download en           # Stanza's official models (needs internet)
     mteval hybridize configs/example-syntax.yaml --out hyb/   # write extended references + Table 5
+    mteval report configs/example.yaml -assessments data/wmt21-ende-sample/human/mqm.tsv -o report.html
     mteval import-mtme ~/.mt-metrics-eval/mt-metrics-eval-v2 --testset wmt22 --lp en-de --out wmt22-ende
     mteval tune configs/example-docids.yaml --assessments data/wmt21-ruen-sample/human/da.tsv -M BLEU,NIST
 """
@@ -17,6 +18,7 @@ import argparse
 import sys
 
 from mteval.cli import import_mtme
+from mteval.cli import report as report_command
 from mteval.cli.common import run_command, verbatim_values
 
 
@@ -44,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument("--folds-by-line", action="store_true",
                       help="texts with one document (plain text without docids:): folds of odd and even "
                            "segments instead of documents (warned: optimistic test correlations)")
+    report_command.add_parser(commands)
     import_mtme.add_parser(commands)
     return parser
 
@@ -147,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
         return run_command("mteval", lambda: tune(args))
     if args.command == "hybridize":
         return run_command("mteval", lambda: hybridize(args))
+    if args.command == "report":
+        return run_command("mteval", lambda: report_command.run(args))
     if args.command == "import-mtme":
         return run_command("mteval", lambda: import_mtme.run(args))
     return run_command("mteval", lambda: models(args))
