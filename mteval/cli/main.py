@@ -19,6 +19,7 @@ import sys
 
 from mteval.cli import import_mtme
 from mteval.cli import report as report_command
+from mteval.cli import tune as tune_command
 from mteval.cli.common import run_command, verbatim_values
 
 
@@ -38,39 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
     hyb.add_argument("--out", help="output folder (default: CACHE/.hybrid)")
     hyb.add_argument("--cap", type=int, help="override the cap on new references per segment")
     hyb.add_argument("--references", help="comma-separated references to hybridize (default: the config's)")
-    tune = commands.add_parser("tune", help="learn a metric combination from human judgements (EDPM paper §6)")
-    tune.add_argument("config")
-    tune.add_argument("--assessments", required=True, help="Asiya CSV or 'system segment score' TSV")
-    tune.add_argument("-M", dest="metrics", required=True, help="feature metrics: a set name or comma-separated")
-    tune.add_argument("--name", default="TUNED", help="name of the learned metric in the cache")
-    tune.add_argument("--folds-by-line", action="store_true",
-                      help="texts with one document (plain text without docids:): folds of odd and even "
-                           "segments instead of documents (warned: optimistic test correlations)")
+    tune_command.add_parser(commands)
     report_command.add_parser(commands)
     import_mtme.add_parser(commands)
     return parser
-
-
-def tune(args: argparse.Namespace) -> int:
-    """Cross-validated tuning, then the learned metric stored in the cache."""
-    from mteval.pipeline.config import load
-    from mteval.pipeline.evaluate import default_metrics
-    from mteval.pipeline.sets import resolve
-    from mteval.pipeline.texts import load_texts
-    from mteval.pipeline.tuning import tune_metric
-    from mteval.store.cache import ScoreCache
-
-    experiment = load(args.config)
-    features = resolve(experiment, "-M", args.metrics, default_metrics(experiment, ScoreCache(experiment.cache)))
-    result = tune_metric(experiment, load_texts(experiment), tuple(features), args.assessments, args.name,
-                         folds_by_line=args.folds_by_line)
-    test = result.validation.test
-    print(f"{result.points} judged segments; two-fold test correlation {test[0]:.4f} / {test[1]:.4f} "
-          f"(mean {result.validation.mean_test:.4f}; weighted, mean-removed)")
-    for feature, weight in result.combination.to_dict().items():
-        print(f"  {feature:<24} {weight:+.6g}")
-    print(f"stored metric {args.name} for {result.files} target/reference pairs")
-    return 0
 
 
 def hybridize(args: argparse.Namespace) -> int:
@@ -147,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "metrics":
         return run_command("mteval", lambda: list_metrics(args.names))
     if args.command == "tune":
-        return run_command("mteval", lambda: tune(args))
+        return run_command("mteval", lambda: tune_command.run(args))
     if args.command == "hybridize":
         return run_command("mteval", lambda: hybridize(args))
     if args.command == "report":

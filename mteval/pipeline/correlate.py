@@ -37,6 +37,7 @@ with significance, one row per ordered metric pair (metric ``A>B``, target ``per
 from __future__ import annotations
 
 import argparse
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +48,7 @@ from mteval.errors import ConfigError
 from mteval.meta import wmt_stats
 from mteval.meta.assessments import Assessments, read_assessments
 from mteval.meta.correlation import STATISTICS, correlate, mean_removed, pearson
+from mteval.meta.model_file import in_sample_metrics
 from mteval.meta.significance import (
     bootstrap_ci,
     paired_bootstrap,
@@ -58,6 +60,7 @@ from mteval.pipeline.evaluate import higher_is_better
 from mteval.store.cache import refset_name
 
 Record = dict[str, Any]
+LOG = logging.getLogger(__name__)
 PAIR_STATISTICS = ("kendall-wmt12", "kendall-wmt20", "accuracy")
 DEFAULT_CORRELATIONS = ("pearson", "spearman", "kendall", "kendall-wmt12", "accuracy")
 WMT_STATISTICS = ("acc_eq", "tau_eq", "spa")  # mteval.meta.wmt_stats
@@ -332,6 +335,7 @@ def _do_assessments(args: argparse.Namespace, experiment: Any, cache: Any, sel: 
                              systems=[*texts.systems, *texts.references])
     refset = refset_name(sel.references)
     scores = {m: {s: cache.load(s, refset, m, len(texts)) for s in sel.systems} for m in sel.metrics}
+    _warn_in_sample(cache, sel.systems[0], refset, sel.metrics, args.assessments)
     correlations = [c.strip() for c in args.corr.split(",") if c.strip()]
     seed = ASSESSMENT_SEED if args.seed is None else args.seed
     if sel.level == "seg":
@@ -349,6 +353,13 @@ def _do_assessments(args: argparse.Namespace, experiment: Any, cache: Any, sel: 
         out += significance_records(points, sel.level, refset, tested, args.average,
                                     args.resamples, seed, args.thresh)
     return out
+
+
+def _warn_in_sample(cache: Any, target: str, refset: str, metrics: Sequence[str], assessments: str) -> None:
+    """Warn about learned metrics (``mteval tune``) evaluated on the judgements they were trained on."""
+    for metric in in_sample_metrics(cache, target, refset, list(metrics), assessments):
+        LOG.warning(f"IN-SAMPLE: {metric} was learned (mteval tune) on {assessments}; its correlations with these "
+                    "judgements are in-sample and optimistic (mteval tune's report has its test-fold values)")
 
 
 ACTIONS = {"assessments": _do_assessments}
