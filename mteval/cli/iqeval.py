@@ -73,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _oq(args: argparse.Namespace, experiment: Experiment, cache: ScoreCache, sel: evaluate.Selection,
         texts: Any) -> list[dict]:
-    return evaluate.outside_qarla(cache, sel, texts.documents)
+    return evaluate.outside_qarla(cache, sel, texts.documents, evaluate.SubsetTexts.of(experiment, texts))
 
 
 ACTIONS["doOQ"] = _oq

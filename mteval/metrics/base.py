@@ -22,8 +22,12 @@ document (``doc``) or system (``sys``) score follows from its segments as the re
 computes it -- ``stats`` (the score of summed statistics), ``mean`` (the mean of segment scores)
 or a family's own rule (ROUGE's ``bootstrap``) -- and :meth:`MetricFamily.subset_score` applies it
 to any subset of segments (``iqeval -T``, part of a document), so a subset's score is what the
-reference tool would report run on those segments alone. A family whose statistics layout changes
-must bump its ``version`` (cached statistics are used only under the same family and version).
+reference tool would report run on those segments alone. Where a segment's statistics depend on
+lines outside the subset (mteval-v13a's NIST information weights, counted over every reference line
+of the run), :meth:`MetricFamily.subset_rule` says ``recompute``: the pipeline computes the
+statistics again from the selected lines' texts (:meth:`StatsFamily.subset_stats`). A family whose
+statistics layout changes must bump its ``version`` (cached statistics are used only under the same
+family and version).
 """
 
 from __future__ import annotations
@@ -39,10 +43,11 @@ from mteval import __version__
 from mteval.io.corpus import DocumentIndex
 from mteval.scores import ScoreSet
 
-__all__ = ["BOOTSTRAP", "MEAN", "STATS", "MetricFamily", "MetricInfo", "ScoreSet", "Side", "StatsFamily",
+__all__ = ["BOOTSTRAP", "MEAN", "RECOMPUTE", "STATS", "MetricFamily", "MetricInfo", "ScoreSet", "Side", "StatsFamily",
            "mean_score_set", "nan_mean", "scores_from_stats_matrix"]
 
 MEAN, STATS, BOOTSTRAP = "mean", "stats", "bootstrap"  # aggregation rules (docs/statistics.md)
+RECOMPUTE = "recompute"  # a subset's statistics computed again from its lines' texts (NIST)
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,12 @@ class Side:
 
     def __len__(self) -> int:
         return len(self.texts)
+
+    def rows(self, rows: Sequence[int] | np.ndarray) -> Side:
+        """The same side on the segments ``rows`` (0-based) only, in that order."""
+        picked = [int(i) for i in rows]
+        sentences = None if self.sentences is None else [self.sentences[i] for i in picked]
+        return Side(self.name, [self.texts[i] for i in picked], sentences)
 
 
 class MetricFamily(ABC):
@@ -101,6 +112,11 @@ class MetricFamily(ABC):
         """The rule that makes a ``sys`` or ``doc`` score from its segments (the module docstring):
         the mean of segment scores unless a family says otherwise."""
         return MEAN
+
+    def subset_rule(self, level: str, variant: str) -> str:
+        """The rule of a ``level`` score of part of the test set: :meth:`aggregation`, unless the
+        reference tool's score of a subset depends on lines outside it (``recompute``)."""
+        return self.aggregation(level)
 
     def subset_score(self, scores: ScoreSet, rows: np.ndarray, variant: str, level: str) -> float:
         """The ``level`` score of the segments ``rows`` (0-based) under :meth:`aggregation`; here
@@ -152,6 +168,15 @@ class StatsFamily(MetricFamily):
         if scores.stats is None:
             raise ValueError(f"{self.family}: no statistics to compute a {level} score from")
         return self.score_from_stats(scores.stats[rows].sum(axis=0), variant)
+
+    def subset_stats(self, hypothesis: Side, references: Sequence[Side], rows: np.ndarray,
+                     prepared: Any = None) -> np.ndarray:
+        """Statistics of the segments ``rows`` (0-based) as a run on those lines alone computes them:
+        :meth:`prepare` on the references' selected lines (or ``prepared``, made so already), then
+        :meth:`segment_stats` of the hypothesis' selected lines; one row per selected segment."""
+        if prepared is None:
+            prepared = self.prepare([r.rows(rows) for r in references])
+        return self.segment_stats(hypothesis.rows(rows), prepared)
 
     def score(self, hypothesis: Side, prepared: Any, documents: DocumentIndex,
               variants: Sequence[str]) -> dict[str, ScoreSet]:

@@ -19,6 +19,10 @@ words`` (``LP = 1`` when ``rho >= 1``); ``NISTi-n`` = the order-n term times LP;
 
 Segment, document and system scores come from the same statistics (summed over the level), as
 mteval computes them. Tokenisation: :func:`mteval.metrics.tokenize.tokenize_13a`.
+
+Subsets (``docs/statistics.md``): BLEU of part of the test set is the score of its summed statistics
+(``stats``); NIST's is ``recompute``: the information weights of mteval-v13a run on those lines are
+counted over their references only, so the pipeline computes the statistics again from those lines.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from mteval.metrics.base import MetricInfo, Side, StatsFamily
+from mteval.metrics.base import RECOMPUTE, MetricInfo, Side, StatsFamily
 from mteval.metrics.ngram_stats import (
     COUNT,
     HYP_LEN,
@@ -126,6 +130,10 @@ class BleuNist(StatsFamily):
     def __init__(self, case_sensitive: bool = True, **options: object) -> None:
         super().__init__(case_sensitive, **options)
         self.vocabulary = NgramVocabulary()
+
+    def subset_rule(self, level: str, variant: str) -> str:
+        """NIST's information weights come from the reference lines of the run: ``recompute``."""
+        return RECOMPUTE if variant.startswith("NIST") else super().subset_rule(level, variant)
 
     def _tokens(self, side: Side) -> list[tuple[str, ...]]:
         return [tokenize_13a(text, self.case_sensitive) for text in side.texts]
