@@ -8,8 +8,9 @@ users' metrics keep the mean and say so; a statistics-less file of a statistics 
 for a subset (one line, exit 2) and is computed again by ``iqsetup``. In-process: statistics survive
 the write/read round trip bit for bit, the digest covers them, damaged statistics are one-line
 errors, and every family's rule over all segments gives back its own system and document scores.
-With ``../shared``: ``-T 1-500`` of the full 1000-line WMT21 ru-en equals the oracles (run on
-lines 1-500 alone), except NIST (information weights: see the docs).
+NIST of a subset is recomputed on those lines (its information weights are those of the run's
+reference lines). With ``../shared``: ``-T 1-500`` of the full 1000-line WMT21 ru-en equals the
+oracles (the tools run on lines 1-500 alone), NIST included.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ sacrebleu = pytest.importorskip("sacrebleu")
 
 SYSTEMS = ("Facebook-AI", "UEdin", "Online-W")
 REFS = ("A", "C", "D")
-METRICS = ["BLEU", "NIST", "chrF", "chrF++", "TER", "-WER", "PER", "GTM-2", "RG-L"]
+METRICS = ["BLEU", "NIST", "NIST-2", "NISTi-3", "chrF", "chrF++", "TER", "-WER", "PER", "GTM-2", "RG-L"]
 FIRST = 30  # -T 1-30
 DOCS = ("d1",) * 40 + ("d2",) * 30 + ("d3",) * 30  # documents of the sample for the -G doc tests
 
@@ -104,15 +105,71 @@ def test_sys_subset_equals_each_family_run_on_those_lines(experiment: Path) -> N
         assert float(rows[(system, "BLEU")]["score"]) != whole[system]  # a subset, not the stored score
 
 
-def test_nist_subset_uses_the_whole_reference_sets_information(experiment: Path) -> None:
-    """NIST's statistics carry information weights of all 100 reference lines: a subset's NIST is
-    mteval-v13a's score of a document made of those lines, not of a run on them alone."""
-    found = oq(experiment, "-G", "sys", "-T", f"1-{FIRST}", "-M", "NIST", "-S", "UEdin")[0]
+def test_nist_subset_is_recomputed_on_those_lines(experiment: Path) -> None:
+    """NIST's information weights come from the reference lines of the run: a -T subset's NIST is
+    the family run on those lines alone, not the summed statistics (weights of all 100 lines)."""
+    rows = {(r["target"], r["metric"]): r for r in oq(experiment, "-G", "sys", "-T", f"1-{FIRST}",
+                                                        "-M", "NIST,NIST-2,NISTi-3,BLEU")}
     family = registry.create("mteval-v13a")
     refs = [Side(r, lines(ENDE / "refs" / f"{r}.de")) for r in REFS]
+    for system in SYSTEMS:
+        for metric in ("NIST", "NIST-2", "NISTi-3"):
+            assert rows[(system, metric)]["aggregate"] == "recompute"
+            assert float(rows[(system, metric)]["score"]) == own_system(metric, system, FIRST), (system, metric)
+        assert rows[(system, "BLEU")]["aggregate"] == "stats"
     stats = family.segment_stats(Side("UEdin", lines(ENDE / "sys" / "UEdin.de")), family.prepare(refs))
-    assert float(found["score"]) == family.score_from_stats(stats[:FIRST].sum(axis=0), "NIST")
-    assert float(found["score"]) != own_system("NIST", "UEdin", FIRST)
+    assert float(rows[("UEdin", "NIST")]["score"]) != family.score_from_stats(stats[:FIRST].sum(axis=0), "NIST")
+
+
+def test_nist_documents_of_a_subset_are_recomputed_on_those_lines(experiment: Path) -> None:
+    """At -G doc with -T, every document's NIST (d1 partly, d2 partly selected here) is mteval-v13a's
+    document score of a run on the selected lines; without -T the stored ones, from the file."""
+    doc = {(r["target"], r["doc"]): r for r in oq(experiment, "-G", "doc", "-T", "31-70", "-M", "NIST")}
+    family = registry.create("mteval-v13a")
+    refs = [Side(r, lines(ENDE / "refs" / f"{r}.de")[30:70]) for r in REFS]
+    for system in SYSTEMS:
+        hyp = Side(system, lines(ENDE / "sys" / f"{system}.de")[30:70])
+        own = family.score(hyp, family.prepare(refs), DocumentIndex(DOCS[30:70]), ["NIST"])["NIST"].documents
+        assert {d for t, d in doc if t == system} == {"d1", "d2"}
+        for name in ("d1", "d2"):  # d2 (rows 41-70) is whole, yet its weights are those of lines 31-70
+            assert doc[(system, name)]["aggregate"] == "recompute"
+            assert float(doc[(system, name)]["score"]) == own[name], (system, name)
+    whole = {(r["target"], r["doc"]): r for r in oq(experiment, "-G", "doc", "-M", "NIST")}
+    assert {r["aggregate"] for r in whole.values()} == {"stats"}
+    stored = parse(experiment.parent / "cache" / "UEdin" / "A_C_D" / "NIST.xml").scores.documents
+    assert {d: float(whole[("UEdin", d)]["score"]) for d in ("d1", "d2", "d3")} == stored
+
+
+def test_nist_of_a_reference_against_the_others_is_recomputed_too(experiment: Path) -> None:
+    rows = oq(experiment, "-G", "sys", "-T", "1-20", "-M", "NIST", "-doref")
+    found = {r["target"]: r for r in rows}
+    family = registry.create("mteval-v13a")
+    others = [Side(r, lines(ENDE / "refs" / f"{r}.de", 20)) for r in ("C", "D")]
+    own = family.score(Side("A", lines(ENDE / "refs" / "A.de", 20)), family.prepare(others),
+                       DocumentIndex.single(20), ["NIST"])["NIST"].system
+    assert found["A"]["refset"] == "C_D" and found["A"]["aggregate"] == "recompute"
+    assert float(found["A"]["score"]) == own
+
+
+def test_whole_set_never_touches_the_texts(experiment: Path) -> None:
+    """Without -T the stored scores are read as they are: the texts are not even looked at."""
+    from mteval.pipeline.config import load
+    from mteval.pipeline.evaluate import SubsetTexts, outside_qarla, select
+
+    class Untouchable:
+        def __getattr__(self, name: str) -> None:
+            raise AssertionError(f"texts used: {name}")
+
+        def __len__(self) -> int:
+            raise AssertionError("texts used")
+
+    cache = ScoreCache(experiment.parent / "cache")
+    documents = DocumentIndex(DOCS)
+    for level in ("sys", "doc"):
+        sel = select(load(experiment), cache, len(DOCS), "NIST", level=level)
+        records = outside_qarla(cache, sel, documents, SubsetTexts(Untouchable()))  # type: ignore[arg-type]
+        assert records and {r["aggregate"] for r in records} == {"stats"}
+        assert not any(r["_subset"] for r in records)
 
 
 def test_partly_selected_documents_follow_the_rule(experiment: Path) -> None:
@@ -291,10 +348,11 @@ def test_first_500_of_1000_lines_equal_the_oracles(tmp_path: Path) -> None:
     systems = ("AFRL", "Online-W", "NiuTrans")
     config = ende_config(tmp_path, source=str(RUEN / "src.ru"), references={"A": str(RUEN / "refs" / "A.en")},
                          systems={s: str(RUEN / "sys" / f"{s}.en") for s in systems}, sets={}, language="en",
-                         metrics=["BLEU", "NIST", "chrF", "chrF++", "TER", "-WER", "-PER", "ROUGE-L", "METEOR-ex"])
+                         metrics=["BLEU", "NIST", "NIST-3", "NISTi-2", "chrF", "chrF++", "TER", "-WER", "-PER", "ROUGE-L",
+                                  "METEOR-ex"])
     assert run("iqsetup", "-q", str(config)).returncode == 0
     rows = {(r["target"], r["metric"]): float(r["score"]) for r in oq(config, "-G", "sys", "-T", "1-500")}
-    mteval = read_oracle(ORACLES / "mteval.tsv", ["BLEU", "NIST"])
+    mteval = read_oracle(ORACLES / "mteval.tsv", ["BLEU", "NIST", "NIST-3", "NISTi-2"])
     sacre = read_oracle(ORACLES / "sacrebleu.tsv", ["sacrebleu-chrF", "sacrebleu-chrF++", "sacrebleu-TER"])
     asiya = read_oracle(ORACLES / "wer_per.tsv", ["-WER", "-PER"])
     asiya.update(read_oracle(ORACLES / "rouge.tsv", ["ROUGE-L"]))
@@ -306,8 +364,11 @@ def test_first_500_of_1000_lines_equal_the_oracles(tmp_path: Path) -> None:
             assert rows[(system, metric)] == pytest.approx(expected, abs=1e-9), (system, metric)
         for metric in ("-WER", "-PER", "ROUGE-L", "METEOR-ex"):  # ROUGE: bootstrap of lines 1-500
             assert rows[(system, metric)] == pytest.approx(float(asiya[(metric, system, "A")]["-"]), abs=1e-12), metric
-        # NIST: information weights of all 1000 reference lines, not of lines 1-500 (docs/statistics.md)
-        assert abs(rows[(system, "NIST")] - float(mteval[("NIST", system, "A")]["-"])) > 0.1
+        # NIST: recomputed on lines 1-500 (their information weights), as mteval-v13a run on them
+        for metric in ("NIST", "NIST-3", "NISTi-2"):  # at the printed precision (15 digits; 4 decimals)
+            printed = mteval[(metric, system, "A")]["-"]
+            tolerance = 0.5 * 10.0 ** -len(printed.partition(".")[2]) + 1e-12 * abs(float(printed))
+            assert abs(rows[(system, metric)] - float(printed)) <= tolerance, (system, metric, printed)
 
 
 def test_mean_rule_counts_a_missing_segment_as_zero_like_the_familys_own_scores() -> None:

@@ -161,7 +161,7 @@ class Aggregator:
 
     def stored(self, level: str) -> str:
         """The aggregate of a score read from the file (the whole test set or a whole document)."""
-        return self.rule(level) if self.family is not None else FILE
+        return self.family.aggregation(level) if self.family is not None else FILE
 
     def subset(self, found: tuple[Path, ScoreFile], rows: np.ndarray, level: str) -> float:
         """The ``level`` score of the segments ``rows`` (0-based) under the metric's rule."""
