@@ -348,8 +348,8 @@ def test_first_500_of_1000_lines_equal_the_oracles(tmp_path: Path) -> None:
     systems = ("AFRL", "Online-W", "NiuTrans")
     config = ende_config(tmp_path, source=str(RUEN / "src.ru"), references={"A": str(RUEN / "refs" / "A.en")},
                          systems={s: str(RUEN / "sys" / f"{s}.en") for s in systems}, sets={}, language="en",
-                         metrics=["BLEU", "NIST", "NIST-3", "NISTi-2", "chrF", "chrF++", "TER", "-WER", "-PER", "ROUGE-L",
-                                  "METEOR-ex"])
+                         metrics=["BLEU", "NIST", "NIST-3", "NISTi-2", "chrF", "chrF++", "TER", "-WER", "-PER",
+                                  "ROUGE-L", "METEOR-ex"])
     assert run("iqsetup", "-q", str(config)).returncode == 0
     rows = {(r["target"], r["metric"]): float(r["score"]) for r in oq(config, "-G", "sys", "-T", "1-500")}
     mteval = read_oracle(ORACLES / "mteval.tsv", ["BLEU", "NIST", "NIST-3", "NISTi-2"])
