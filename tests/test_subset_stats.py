@@ -111,6 +111,7 @@ def test_nist_subset_is_recomputed_on_those_lines(experiment: Path) -> None:
     rows = {(r["target"], r["metric"]): r for r in oq(experiment, "-G", "sys", "-T", f"1-{FIRST}",
                                                         "-M", "NIST,NIST-2,NISTi-3,BLEU")}
     family = registry.create("mteval-v13a")
+    assert isinstance(family, StatsFamily)
     refs = [Side(r, lines(ENDE / "refs" / f"{r}.de")) for r in REFS]
     for system in SYSTEMS:
         for metric in ("NIST", "NIST-2", "NISTi-3"):
