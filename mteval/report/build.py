@@ -14,7 +14,7 @@ from mteval.errors import CacheError, ConfigError, quote
 from mteval.files import write_atomic
 from mteval.meta.assessments import read_assessments
 from mteval.pipeline.config import load
-from mteval.pipeline.evaluate import select
+from mteval.pipeline.evaluate import SubsetTexts, select
 from mteval.pipeline.texts import load_texts
 from mteval.report import analysis, syntax
 from mteval.report.data import RecordingCache, problem_lines, signatures_of, system_scores
@@ -63,7 +63,7 @@ def build(config: str | Path, options: Options) -> Report:
                  options.segments, "sys")
     reader = RecordingCache(cache)
     rows = np.asarray(sel.segments, dtype=np.intp) - 1
-    scores = system_scores(reader, sel, texts.documents)
+    scores = system_scores(reader, sel, texts.documents, SubsetTexts.of(experiment, texts))
     correlations = None
     if options.assessments:
         human = read_assessments(options.assessments, len(texts), texts.documents,

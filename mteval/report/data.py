@@ -12,7 +12,7 @@ import numpy as np
 
 from mteval.errors import CacheError
 from mteval.io.corpus import DocumentIndex
-from mteval.pipeline.evaluate import Selection, level_records
+from mteval.pipeline.evaluate import Selection, SubsetTexts, level_records
 from mteval.scores import ScoreSet
 from mteval.store.cache import ScoreCache, refset_name
 from mteval.store.iqxml import ScoreFile, parse
@@ -81,9 +81,11 @@ class SystemScores:
     signatures: dict[str, list[str]] = field(default_factory=dict)  # metric -> distinct signatures
 
 
-def system_scores(reader: RecordingCache, sel: Selection, documents: DocumentIndex) -> SystemScores:
+def system_scores(reader: RecordingCache, sel: Selection, documents: DocumentIndex,
+                  texts: SubsetTexts | None = None) -> SystemScores:
     """Read every (system, metric) file against the joined references; the system score is
-    ``iqeval -doOQ -G sys``'s (the stored one, or with -T the metric's own subset rule)."""
+    ``iqeval -doOQ -G sys``'s (the stored one, or with -T the metric's own subset rule; NIST
+    computed again on those lines from ``texts``)."""
     metrics, systems, n_segments = sel.metrics, sel.systems, len(documents)
     rows = np.asarray(sel.segments, dtype=np.intp) - 1
     refset = refset_name(tuple(sel.references))
@@ -100,7 +102,8 @@ def system_scores(reader: RecordingCache, sel: Selection, documents: DocumentInd
                 continue
             seg_scores[m, s] = found[1].scores.segments[rows]
             base = {"target": system, "refset": refset, "metric": metric}
-            sys_scores[m, s] = level_records(found, base, dataclasses.replace(sel, level="sys"), documents)[0]["score"]
+            sys_scores[m, s] = level_records(found, base, dataclasses.replace(sel, level="sys"), documents,
+                                           texts=texts)[0]["score"]
         complete.append(ok)
     return SystemScores(tuple(metrics), tuple(systems), refset, sys_scores, seg_scores, tuple(complete))
 
