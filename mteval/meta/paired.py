@@ -31,7 +31,8 @@ Vectorised: a resample is a row of multiplicities (bootstrap) or of 0/1 (randomi
 segments; one matrix product with every system's and metric's statistics side by side,
 ``(S, systems x sum of k)``, gives every summed statistics row (float32 where that is exact);
 resamples are drawn in chunks (:data:`CHUNK_ELEMENTS`) so memory stays bounded, the stream
-unchanged. docs/significance-systems.md has the choices and the parity and speed figures.
+unchanged; a progress bar (:mod:`mteval.progress`, quiet off a terminal) advances once per chunk.
+docs/significance-systems.md has the choices and the parity and speed figures.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from functools import partial
 
 import numpy as np
 
+from mteval import progress
 from mteval.errors import ConfigError, InputError, quote
 from mteval.meta.clusters import clusters as rank_clusters
 
@@ -277,6 +279,12 @@ def _chunk_rows(n: int, width: int) -> Iterator[int]:
         yield min(rows, n - start)
 
 
+def _label(test: str, metrics: Mapping[str, MetricInput]) -> str:
+    """A progress bar's description: the test and the metrics it runs (the first three named)."""
+    names = list(metrics)
+    return f"{test} {', '.join(names[:3])}" + (f" +{len(names) - 3}" if len(names) > 3 else "")
+
+
 def multiplicities(indices: np.ndarray, n_segments: int) -> np.ndarray:
     """How many times each segment is drawn in each resample: ``(rows, S)`` from index rows."""
     rows = len(indices)
@@ -290,11 +298,13 @@ def bootstrap_scores(metrics: Mapping[str, MetricInput], n: int, seed: int) -> d
     n_segments = packed.columns.shape[0]
     rng = np.random.default_rng(seed)
     parts: dict[str, list[np.ndarray]] = {name: [] for name in metrics}
-    for rows in _chunk_rows(n, max(n_segments, packed.columns.shape[1])):
-        counts = multiplicities(rng.choice(n_segments, size=(rows, n_segments), replace=True), n_segments)
-        sums = packed.weighted_sums(counts)
-        for name, metric in metrics.items():
-            parts[name].append(_scores(metric, sums[..., packed.slices[name]]).T)
+    with progress.bar(n, _label("paired bootstrap", metrics), unit="resample") as shown:
+        for rows in _chunk_rows(n, max(n_segments, packed.columns.shape[1])):
+            counts = multiplicities(rng.choice(n_segments, size=(rows, n_segments), replace=True), n_segments)
+            sums = packed.weighted_sums(counts)
+            for name, metric in metrics.items():
+                parts[name].append(_scores(metric, sums[..., packed.slices[name]]).T)
+            shown.update(rows)
     return {name: np.concatenate(p, axis=1) for name, p in parts.items()}
 
 
@@ -382,14 +392,16 @@ def randomization_p_values(metrics: Mapping[str, MetricInput], pairs: np.ndarray
     beyond = {name: np.zeros(len(pairs), dtype=np.int64) for name in metrics}
     rng = np.random.default_rng(seed)
     width = max(n_segments, packed.columns.shape[1], 3 * len(pairs) * packed.width)
-    for rows in _chunk_rows(n, width):
-        kept = packed.weighted_sums(rng.integers(2, size=(rows, n_segments), dtype=bool))
-        delta = kept[:, first] - kept[:, second]
-        pseudo_a, pseudo_b = totals[second] + delta, totals[first] - delta
-        for name, metric in metrics.items():
-            cols = packed.slices[name]
-            trial = np.abs(_scores(metric, pseudo_a[..., cols]) - _scores(metric, pseudo_b[..., cols]))
-            beyond[name] += as_extreme(trial, observed[name], count_ties).sum(axis=0)
+    with progress.bar(n, _label("paired randomisation", metrics), unit="trial") as shown:
+        for rows in _chunk_rows(n, width):
+            kept = packed.weighted_sums(rng.integers(2, size=(rows, n_segments), dtype=bool))
+            delta = kept[:, first] - kept[:, second]
+            pseudo_a, pseudo_b = totals[second] + delta, totals[first] - delta
+            for name, metric in metrics.items():
+                cols = packed.slices[name]
+                trial = np.abs(_scores(metric, pseudo_a[..., cols]) - _scores(metric, pseudo_b[..., cols]))
+                beyond[name] += as_extreme(trial, observed[name], count_ties).sum(axis=0)
+            shown.update(rows)
     return {name: (count + 1) / (n + 1) for name, count in beyond.items()}
 
 
