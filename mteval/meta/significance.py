@@ -16,16 +16,18 @@
   system score of a resample is the mean of its segment scores, or, for a statistics-based
   metric, ``score_from_stats`` of the summed statistics rows (as sacreBLEU does).
 
-All random draws come from ``numpy.random.default_rng(seed)``; the seed is an argument.
+All random draws come from ``numpy.random.default_rng(seed)``; the seed is an argument. The loops
+that compute one correlation per resample or permutation show a progress bar (:mod:`mteval.progress`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
+from mteval import progress
 from mteval.errors import MtevalError
 from mteval.meta.correlation import correlate, grouped_pair_stats
 
@@ -57,19 +59,23 @@ def _unit_rows(units: np.ndarray) -> list[np.ndarray]:
     return np.split(order, np.flatnonzero(np.diff(units[order])) + 1)
 
 
-def _resamples(units: np.ndarray, groups: np.ndarray | None, n: int, seed: int):
-    """Yield (element indices, group ids) of ``n`` cluster-bootstrap resamples."""
+def _resamples(units: np.ndarray, groups: np.ndarray | None, n: int, seed: int,
+               label: str = "bootstrap") -> Iterator[tuple[np.ndarray, np.ndarray | None]]:
+    """Yield (element indices, group ids) of ``n`` cluster-bootstrap resamples (a progress bar
+    ``label`` while they are consumed)."""
     rows = _unit_rows(np.asarray(units))
     sizes = np.asarray([len(r) for r in rows])
     rng = np.random.default_rng(seed)
-    for _ in range(n):
-        draw = rng.integers(0, len(rows), len(rows))
-        index = np.concatenate([rows[d] for d in draw])
-        new_groups = None
-        if groups is not None:  # a unit drawn twice forms two groups
-            width = int(np.max(groups)) + 1
-            new_groups = np.repeat(np.arange(len(draw)), sizes[draw]) * width + groups[index]
-        yield index, new_groups
+    with progress.bar(n, label, unit="resample") as shown:
+        for _ in range(n):
+            draw = rng.integers(0, len(rows), len(rows))
+            index = np.concatenate([rows[d] for d in draw])
+            new_groups = None
+            if groups is not None:  # a unit drawn twice forms two groups
+                width = int(np.max(groups)) + 1
+                new_groups = np.repeat(np.arange(len(draw)), sizes[draw]) * width + groups[index]
+            yield index, new_groups
+            shown.update()
 
 
 def _percentile(values: list[float], alpha: float) -> tuple[float, float]:
@@ -95,7 +101,7 @@ def bootstrap_ci(name: str, human: np.ndarray, metric: np.ndarray, units: np.nda
         with np.errstate(invalid="ignore", divide="ignore"):
             return Interval(value, *_percentile(list((counts @ num) / (counts @ den)), alpha))
     draws = [correlate(name, human[i], metric[i], g, thresh=thresh)
-             for i, g in _resamples(units, groups, n, seed)]
+             for i, g in _resamples(units, groups, n, seed, f"bootstrap CI {name}")]
     return Interval(value, *_percentile(draws, alpha))
 
 
@@ -107,7 +113,7 @@ def paired_bootstrap(name: str, human: np.ndarray, metric_a: np.ndarray, metric_
              - correlate(name, human, metric_b, groups, thresh=thresh))
     deltas = [correlate(name, human[i], metric_a[i], g, thresh=thresh)
               - correlate(name, human[i], metric_b[i], g, thresh=thresh)
-              for i, g in _resamples(units, groups, n, seed)]
+              for i, g in _resamples(units, groups, n, seed, f"paired bootstrap {name}")]
     finite = np.asarray(deltas)[~np.isnan(deltas)]
     p = float((finite <= 0).mean()) if len(finite) else float("nan")
     return Comparison(delta, *_percentile(deltas, alpha), p)
@@ -129,10 +135,12 @@ def perm_both(name: str, human: np.ndarray, metric_a: np.ndarray, metric_b: np.n
         deltas = _rowwise_pearson(h, perm_a) - _rowwise_pearson(h, perm_b)
     else:
         deltas = np.empty(n)
-        for i in range(n):
-            swap = rng.integers(0, 2, size=len(h)).astype(bool)
-            deltas[i] = (correlate(name, h, np.where(swap, b, a), g, thresh=thresh)
-                         - correlate(name, h, np.where(swap, a, b), g, thresh=thresh))
+        with progress.bar(n, f"PERM-BOTH {name}", unit="permutation") as shown:
+            for i in range(n):
+                swap = rng.integers(0, 2, size=len(h)).astype(bool)
+                deltas[i] = (correlate(name, h, np.where(swap, b, a), g, thresh=thresh)
+                             - correlate(name, h, np.where(swap, a, b), g, thresh=thresh))
+                shown.update()
     return Comparison(delta, float("nan"), float("nan"), float(np.mean(deltas >= delta)))
 
 

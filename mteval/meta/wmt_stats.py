@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mteval import progress
 from mteval.errors import MtevalError
 
 AVERAGES = ("none", "item", "sys")
@@ -320,11 +321,13 @@ def acc_eq_draws(human: np.ndarray, metric: np.ndarray, counts: np.ndarray, vari
         keep = segment < len(rising)
         steps = scipy.sparse.csr_matrix(
             ((sw.delta / per_row[sw.row])[keep], (segment[keep], sw.row[keep])), shape=(len(rising), len(present)))
-        for start in range(0, len(c), block):  # (thresholds, block) at a time: cache-sized
-            values = np.asarray(steps @ c[start:start + block].T)
-            np.cumsum(values, axis=0, out=values)
-            part = slice(start, start + block)
-            best[part] = np.maximum(best[part], base[part] + values.max(axis=0))
+        with progress.bar(len(c), "tie calibration bootstrap", unit="resample") as shown:
+            for start in range(0, len(c), block):  # (thresholds, block) at a time: cache-sized
+                values = np.asarray(steps @ c[start:start + block].T)
+                np.cumsum(values, axis=0, out=values)
+                part = slice(start, start + block)
+                best[part] = np.maximum(best[part], base[part] + values.max(axis=0))
+                shown.update(len(c[part]))
     with np.errstate(invalid="ignore", divide="ignore"):
         draws = best / (c @ present)
     return 2 * draws - 1 if variant == "23" else draws
@@ -339,9 +342,13 @@ def tie_calibration_ci(human: np.ndarray, metric: np.ndarray, variant: str = "ac
     if average_by == "item":
         draws = acc_eq_draws(human, metric, counts, variant)
     else:
-        columns = (np.repeat(np.arange(counts.shape[1]), c) for c in counts)
         h, m = np.atleast_2d(human), np.atleast_2d(metric)
-        draws = np.asarray([tie_calibration(h[:, i], m[:, i], variant, average_by).value for i in columns])
+        draws = np.empty(len(counts))
+        with progress.bar(len(counts), "tie calibration bootstrap", unit="resample") as shown:
+            for b, c in enumerate(counts):
+                i = np.repeat(np.arange(counts.shape[1]), c)
+                draws[b] = tie_calibration(h[:, i], m[:, i], variant, average_by).value
+                shown.update()
     return (result, *percentile(draws, alpha))
 
 
@@ -403,9 +410,11 @@ def spa_draws(human: np.ndarray, metrics: np.ndarray, n: int = 1000, seed: int =
     signs = permutation_signs(n_seg, n_permutations, perm_seed)
     rng = np.random.default_rng(seed)
     draws = np.empty((n, len(metrics)))
-    for b in range(n):
-        p = pairwise_p_values(stack[:, :, rng.integers(0, n_seg, n_seg)], signs)
-        draws[b] = 1.0 - np.abs(p[1:] - p[0]).mean(axis=1)
+    with progress.bar(n, "SPA bootstrap", unit="resample") as shown:
+        for b in range(n):
+            p = pairwise_p_values(stack[:, :, rng.integers(0, n_seg, n_seg)], signs)
+            draws[b] = 1.0 - np.abs(p[1:] - p[0]).mean(axis=1)
+            shown.update()
     return draws
 
 
