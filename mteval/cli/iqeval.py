@@ -26,6 +26,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from mteval import progress
 from mteval.cli import compare_view, output
 from mteval.cli.common import SET_OPTIONS, run_command, verbatim_values
 from mteval.errors import MtevalError
@@ -55,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-R", dest="references", help="reference set name (or comma-separated references)")
     p.add_argument("-T", dest="segments", help="segment set name (or a range like '1-3,10')")
     p.add_argument("-doref", action="store_true", help="also score each reference against the others")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars (shown only on a terminal)")
     p.add_argument("-remake", action="store_true",
                    help="first recompute the selected metrics' files (the setup stage; -doJACK: system/system too)")
     fmt = p.add_mutually_exclusive_group()
@@ -119,6 +121,7 @@ def remake(args: argparse.Namespace, experiment: Experiment, texts: LoadedTexts)
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     args = build_parser().parse_args(verbatim_values(words, (*SET_OPTIONS, "-baseline")))
+    progress.set_quiet(args.quiet)
 
     def body() -> int:
         chosen = [name for name in ACTIONS if getattr(args, name, False)]

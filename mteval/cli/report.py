@@ -17,6 +17,7 @@ import sys
 import time
 from typing import Any
 
+from mteval import progress
 from mteval.cli.common import run_command, verbatim_values
 
 
@@ -34,6 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--drill-metric", help="metric of the segment drill-down (default: the first)")
     parser.add_argument("--segments-per-system", dest="per_system", type=int, default=5,
                         help="drill-down segments per system (5)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars (shown only on a terminal)")
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -49,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from mteval.report.build import Options, build, write
     from mteval.report.html import render
 
+    progress.set_quiet(args.quiet)
     start = time.perf_counter()
     report = build(args.config, Options(args.assessments, args.metrics, args.systems, args.references,
                                         args.segments, args.resamples, args.seed, args.drill_metric,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mteval import __version__
+from mteval import __version__, progress
 from mteval.errors import CacheError, ConfigError, quote
 from mteval.files import write_atomic
 from mteval.meta.assessments import read_assessments
@@ -52,7 +52,8 @@ def _check(options: Options) -> None:
 
 
 def build(config: str | Path, options: Options) -> Report:
-    """Every number of the report (module docstring); CacheError when there is no cache at all."""
+    """Every number of the report (module docstring); CacheError when there is no cache at all.
+    A progress bar (:mod:`mteval.progress`) advances over the sections as they are computed."""
     _check(options)
     experiment = load(config)
     cache = ScoreCache(experiment.cache)
@@ -63,28 +64,44 @@ def build(config: str | Path, options: Options) -> Report:
                  options.segments, "sys")
     reader = RecordingCache(cache)
     rows = np.asarray(sel.segments, dtype=np.intp) - 1
-    scores = system_scores(reader, sel, texts.documents, SubsetTexts.of(experiment, texts))
-    correlations = None
-    if options.assessments:
-        human = read_assessments(options.assessments, len(texts), texts.documents,
-                                 systems=[*texts.systems, *texts.references])
-        correlations = analysis.correlations(human, scores, reader, rows, len(texts), options.resamples,
-                                             options.seed)
-    qarla = analysis.qarla(reader, sel.metrics, sel.systems, sel.references, sel.segments, texts.documents)
-    metric = _drill_metric(options.drill_metric, scores.metrics, scores.complete)
-    drilled = drill(scores, metric, texts, sel.references, rows, options.per_system) if metric else {}
-    notes = []
-    if drilled and syntax.wanted(sel.metrics):
-        drilled, note = syntax.annotate_drill(experiment, drilled)
-        notes += [note] if note else []
+    with progress.bar(len(SECTIONS), "report", unit="section") as shown:
+        shown.set_postfix_str(SECTIONS[0])
+        scores = system_scores(reader, sel, texts.documents, SubsetTexts.of(experiment, texts))
+        _next(shown, 1)
+        correlations = None
+        if options.assessments:
+            human = read_assessments(options.assessments, len(texts), texts.documents,
+                                     systems=[*texts.systems, *texts.references])
+            correlations = analysis.correlations(human, scores, reader, rows, len(texts), options.resamples,
+                                                 options.seed)
+        _next(shown, 2)
+        significance = analysis.significance(experiment, reader, sel, texts, scores, options.resamples, options.seed)
+        _next(shown, 3)
+        qarla = analysis.qarla(reader, sel.metrics, sel.systems, sel.references, sel.segments, texts.documents)
+        _next(shown, 4)
+        metric = _drill_metric(options.drill_metric, scores.metrics, scores.complete)
+        drilled = drill(scores, metric, texts, sel.references, rows, options.per_system) if metric else {}
+        notes = []
+        if drilled and syntax.wanted(sel.metrics):
+            drilled, note = syntax.annotate_drill(experiment, drilled)
+            notes += [note] if note else []
+        shown.update()
     missing, total = problem_lines(reader, MISSING_LISTED)
     return Report(
         title=experiment.name or Path(config).stem, config=str(config), cache=str(cache.root),
-        references=tuple(sel.references), n_segments=len(rows), scores=scores,
-        significance=analysis.significance(experiment, reader, sel, texts, scores, options.resamples, options.seed),
+        references=tuple(sel.references), n_segments=len(rows), scores=scores, significance=significance,
         correlations=correlations, assessments=options.assessments, qarla=qarla, drill_metric=metric,
         drill=drilled, signatures=signatures_of(reader), options=_shown_options(options, metric),
         missing=missing, missing_total=total, notes=notes)
+
+
+SECTIONS = ("scores", "correlations", "significance", "QARLA", "drill-down")  # the bar's steps, in order
+
+
+def _next(shown: progress.Bar, done: int) -> None:
+    """One more section done; the bar names the next."""
+    shown.update()
+    shown.set_postfix_str(SECTIONS[done])
 
 
 def _drill_metric(chosen: str | None, metrics: tuple[str, ...], complete: tuple[bool, ...]) -> str | None:
