@@ -152,6 +152,46 @@ def test_nist_of_a_reference_against_the_others_is_recomputed_too(experiment: Pa
     assert float(found["A"]["score"]) == own
 
 
+def test_nist_recomputed_with_the_experiments_case_setting(tmp_path: Path) -> None:
+    """An experiment with ``case: ci`` recomputes a subset's NIST case-insensitively, as iqsetup scored it."""
+    config = ende_config(tmp_path, metrics=["NIST"], systems={"UEdin": str(ENDE / "sys" / "UEdin.de")},
+                         references={"A": str(ENDE / "refs" / "A.de")}, sets={}, case="ci")
+    assert run("iqsetup", "-q", str(config)).returncode == 0
+    found = float(oq(config, "-G", "sys", "-T", "1-20")[0]["score"])
+    refs = [Side("A", lines(ENDE / "refs" / "A.de", 20))]
+    hyp = Side("UEdin", lines(ENDE / "sys" / "UEdin.de", 20))
+    scores = {}
+    for case_sensitive in (False, True):
+        family = registry.create("mteval-v13a", case_sensitive)
+        scores[case_sensitive] = family.score(hyp, family.prepare(refs), DocumentIndex.single(20), ["NIST"])["NIST"]
+    assert found == scores[False].system != scores[True].system
+
+
+def test_a_generated_reference_set_is_read_from_its_files(experiment: Path, tmp_path: Path) -> None:
+    """-R HYB: the set's parallel texts CACHE/.hybrid/HYB.1..K are its references; missing or
+    short files are one-line errors naming the file."""
+    from mteval.pipeline.config import load
+    from mteval.pipeline.evaluate import SubsetTexts
+    from mteval.pipeline.texts import load_texts
+
+    texts = load_texts(load(experiment))
+    for k, ref in enumerate(("A", "C"), start=1):
+        (tmp_path / f"HYB.{k}").write_text("\n".join(lines(ENDE / "refs" / f"{ref}.de")) + "\n", encoding="utf-8")
+    rows = np.arange(10, 40)
+    found = SubsetTexts(texts, None, tmp_path).statistics("mteval-v13a", "UEdin", ("HYB",), rows)
+    family = registry.create("mteval-v13a")
+    assert isinstance(family, StatsFamily)
+    own = family.subset_stats(Side("UEdin", lines(ENDE / "sys" / "UEdin.de")),
+                              [Side(r, lines(ENDE / "refs" / f"{r}.de")) for r in ("A", "C")], rows)
+    assert found.tolist() == own.tolist()
+    with pytest.raises(CacheError, match="no text of 'OTHER'") as caught:
+        SubsetTexts(texts, None, tmp_path).statistics("mteval-v13a", "UEdin", ("OTHER",), rows)
+    assert str(tmp_path / "OTHER.1") in caught.value.format()
+    (tmp_path / "HYB.2").write_text("one line\n", encoding="utf-8")
+    with pytest.raises(CacheError, match="1 lines, the test set has 100"):
+        SubsetTexts(texts, None, tmp_path).statistics("mteval-v13a", "UEdin", ("HYB",), rows)
+
+
 def test_whole_set_never_touches_the_texts(experiment: Path) -> None:
     """Without -T the stored scores are read as they are: the texts are not even looked at."""
     from mteval.pipeline.config import load
