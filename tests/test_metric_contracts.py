@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics import registry
-from mteval.metrics.base import MetricFamily, ScoreSet, Side, StatsFamily
+from mteval.metrics.base import MEAN, MetricFamily, ScoreSet, Side, StatsFamily
 
 
 def _registered() -> tuple[dict[str, type[MetricFamily]], dict[str, str]]:
@@ -62,12 +62,6 @@ KNOWN: dict[tuple[str, str], str] = {
 _ROUGE_W = ("ROUGE-1.5.5's ROUGE-W F of identical texts is < 1 (its precision side is not "
                "passed through f^-1); oracle rouge.tsv: AFRL vs A, segment 227 (identical) = 0.89058")
 BOUND_NOT_REACHED: dict[str, str] = {"RG-W-1.2": _ROUGE_W, "ROUGE-W": _ROUGE_W}
-# StatsFamilies whose document score is, as in Asiya's cache, the mean of segment scores.
-DOCS_ARE_SEGMENT_MEANS: dict[str, str] = {
-    "GTM": "Asiya stores GTM document scores as segment means (asiya-sample google GTM-2: doc "
-           "0.51333086, system 0.53841814)",
-}
-
 WORDS = st.sampled_from(["the", "The", "cat", "sat", "on", "a", "mat", ".", ",", "dog", "ran",
                          "quickly", "home", "über", "(big)", "it's", "42"])
 SENTENCE = st.lists(WORDS, min_size=1, max_size=9).map(" ".join)
@@ -158,7 +152,7 @@ def check_summed_statistics(family: MetricFamily, hyp: list[str], refs: list[lis
         expected = family.score_from_stats(stats.sum(axis=0), variant)
         assert scores[variant].system == pytest.approx(expected, rel=1e-12, abs=1e-12, nan_ok=True)
         for doc in docs.documents:
-            if family.family in DOCS_ARE_SEGMENT_MEANS:
+            if family.aggregation("doc") == MEAN:  # e.g. GTM, WER/PER: Asiya's documents are segment means
                 mean = float(np.mean(scores[variant].segments[docs.rows(doc)]))
                 assert scores[variant].documents[doc] == pytest.approx(mean, rel=1e-12, abs=1e-12)
                 continue

@@ -42,8 +42,19 @@ def _configure_warnings(prog: str) -> None:
 
 
 def run_command(prog: str, body: Callable[[], int]) -> int:
-    """Run a command body; a user error prints ``prog: error: ...`` on one line and returns 2."""
+    """Run a command body; a user error prints ``prog: error: ...`` on one line and returns 2.
+    The ``mteval`` logger's set-up is restored afterwards (for callers that run commands in-process)."""
+    logger = logging.getLogger("mteval")
+    saved = (list(logger.handlers), logger.propagate)
     _configure_warnings(prog)
+    try:
+        return _run_body(prog, body)
+    finally:
+        logger.handlers, logger.propagate = saved
+
+
+def _run_body(prog: str, body: Callable[[], int]) -> int:
+    """The body, with user errors, interruptions and system errors as one line and an exit code."""
     try:
         return body()
     except MtevalError as exc:
