@@ -192,7 +192,8 @@ class SubsetTexts:
     target and of each reference (a generated set such as HYB read from ``CACHE/.hybrid``), each
     reference set prepared once per selection and each target scored once per family."""
 
-    def __init__(self, texts: LoadedTexts, case_sensitive: bool | None = None, generated: Path | None = None):
+    def __init__(self, texts: LoadedTexts, case_sensitive: bool | None = None,
+                 generated: Path | None = None) -> None:
         self.texts = texts
         self.case_sensitive = case_sensitive  # the experiment's, as iqsetup creates the families
         self.generated = generated
