@@ -6,11 +6,15 @@ Examples::
     iqsetup configs/example.yaml            # all pairs; skips what is cached and up to date
     iqsetup -JACK configs/example.yaml      # also system/system files (for -doJACK)
     iqsetup -remake configs/example.yaml    # recompute everything
+    iqsetup -j 2 configs/example.yaml       # two worker processes (default: one per core)
     IQsetup configs/IQsetup.config configs/IQeval.config   # the manual's form: also write IQeval.config
 
 IQeval.config (the second file) names the experiment (setup=) and holds IQeval's predefined sets:
 metrics= (shown without -M), metrics_FAMILY=, all_systems=, all_refs=, all_segs=. iqsetup rewrites
 them on every run and keeps the sets you add below the line '# --- your sets ...'.
+
+-j N (or 'engine: {jobs: N}' in the experiment file) computes in N processes; the files are the
+same byte for byte whatever N (docs/scaling.md).
 """
 
 from __future__ import annotations
@@ -21,9 +25,9 @@ import time
 from pathlib import Path
 
 from mteval.cli.common import run_command
-from mteval.errors import ConfigError
+from mteval.errors import ConfigError, quote
 from mteval.pipeline import legacy_eval_config
-from mteval.pipeline.config import load
+from mteval.pipeline.config import MAX_JOBS, load
 from mteval.pipeline.evaluate import default_metrics
 from mteval.pipeline.setup import run_setup
 from mteval.pipeline.texts import load_texts
@@ -39,6 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also write this IQeval.config for iqeval (manual §4.1), keeping your sets in it")
     parser.add_argument("-JACK", "--jack", action="store_true", help="also compute system/system files")
     parser.add_argument("-remake", "--remake", action="store_true", help="recompute existing files")
+    parser.add_argument("-j", "--jobs", metavar="N",
+                        help=f"worker processes, 1 to {MAX_JOBS} (default: the experiment's engine: {{jobs: N}}, "
+                        "else one per core); the files are the same for any N")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="no progress messages or bars (bars show only on a terminal anyway)")
     return parser
@@ -50,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def body() -> int:
         started = time.perf_counter()
+        jobs = _jobs(args.jobs)
         experiment = load(args.config)
         kept = _check_eval_config(args)  # before computing: refuse a file iqsetup did not write
         if kept:
@@ -61,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"iqsetup: [{time.perf_counter() - started:7.1f}s] {message}", file=sys.stderr, flush=True)
 
         report = run_setup(legacy_eval_config.computable(experiment), texts, jack=args.jack, remake=args.remake,
-                           progress=progress)
+                           progress=progress, jobs=jobs)
         if kept is not None:
             out = Path(args.eval_config)
             legacy_eval_config.write_eval_config(experiment, Path(args.config), out,
@@ -74,6 +82,19 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     return run_command("iqsetup", body)
+
+
+def _jobs(value: str | None) -> int | None:
+    """The -j value, checked (one line and exit 2 otherwise)."""
+    if value is None:
+        return None
+    try:
+        jobs = int(value)
+    except ValueError:
+        jobs = 0
+    if not 1 <= jobs <= MAX_JOBS:
+        raise ConfigError(f"option -j: expected an integer from 1 to {MAX_JOBS}, got {quote(value)}")
+    return jobs
 
 
 def _check_eval_config(args: argparse.Namespace) -> str | None:

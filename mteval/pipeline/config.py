@@ -43,11 +43,13 @@ from mteval.pipeline.safe_yaml import (
 )
 
 KEYS = ("name", "cache", "source", "references", "systems", "docids", "format", "language", "case", "metrics",
-        "sets", "annotation", "hybridize")
+        "sets", "annotation", "hybridize", "engine")
 CASES = ("cs", "ci")
 MAX_METRIC_NAME = 100
 # integer options under 'annotation:' (read by mteval.annotate.annotator.Annotator): inclusive ranges
 ANNOTATION_RANGES = {"workers": (1, 64), "max_words": (1, 10_000), "batch_size": (1, 100_000)}
+ENGINE_KEYS = ("jobs",)  # under 'engine:' (docs/scaling.md)
+MAX_JOBS = 256
 _LANGUAGE = re.compile(r"^[a-z]{2,3}(?:[-_][a-z0-9]{2,8})*\Z")  # en, de, zh-hans, pt_br
 _PROCESSOR = re.compile(r"^[a-z_]+\Z")
 
@@ -88,6 +90,7 @@ class Experiment:
     annotation: dict[str, Any] = field(default_factory=dict)
     hybridize: dict[str, Any] | None = None  # validated by mteval.pipeline.hybrid.spec_of
     docids: DocidsSpec | None = None  # documents of plain texts (WMT's one-id-a-line file)
+    jobs: int | None = None  # 'engine: {jobs: N}': iqsetup's worker processes (None: one per core)
 
     @property
     def reference_names(self) -> tuple[str, ...]:
@@ -420,11 +423,28 @@ def _from_mapping(data: Any, path: Path) -> Experiment:
         source=source, language=_language(data, path),
         case_sensitive=None if case is None else case == "cs",
         sets=parse_sets(data, path), annotation=_annotation(data, path), hybridize=data.get("hybridize"),
-        docids=_docids(data, path),
+        docids=_docids(data, path), jobs=_engine_jobs(data, path),
     )
     check_set_names(experiment, data.get("sets"), path)
     folder_names(experiment)  # validates the hybridize options and the hybrid set's name
     return experiment
+
+
+def _engine_jobs(data: dict, path: Path) -> int | None:
+    """``engine: {jobs: N}`` (an integer from 1 to :data:`MAX_JOBS`), or None when not given."""
+    value, line = data.get("engine"), line_of(data, "engine")
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise _err(path, "engine", f"expected a mapping with keys {', '.join(ENGINE_KEYS)}, got {quote(value)}", line)
+    unknown = [k for k in value if k not in ENGINE_KEYS]
+    if unknown:
+        raise _err(path, "engine", f"unknown key {quote(unknown[0])}; allowed: {', '.join(ENGINE_KEYS)}",
+                   line_of(value, unknown[0]) or line)
+    jobs = value.get("jobs")
+    if jobs is not None:
+        _integer(jobs, 1, MAX_JOBS, "engine.jobs", path, line_of(value, "jobs") or line)
+    return jobs
 
 
 def _docids(data: dict, path: Path) -> DocidsSpec | None:

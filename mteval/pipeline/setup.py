@@ -16,20 +16,25 @@ the signature is the canonical variant's.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import defaultdict
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 
 from mteval.metrics import registry
 from mteval.metrics.base import STATS, MetricFamily, Side
-from mteval.pipeline import hybrid
+from mteval.pipeline import engine, hybrid
 from mteval.pipeline.annotation import AnnotationProvider
 from mteval.pipeline.config import Experiment
+from mteval.pipeline.engine import Result, Unit
 from mteval.pipeline.texts import LoadedTexts
+from mteval.progress import Bar, bar
 from mteval.store.cache import ScoreCache, refset_name
 from mteval.store.lock import exclusive
 
 Progress = Callable[[str], None]
+UNIT_TARGETS = 2  # with several jobs, targets per work unit (docs/scaling.md)
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,18 @@ def plan_pairs(experiment: Experiment, jack: bool = False, targets: tuple[str, .
     return list(dict.fromkeys(pairs))
 
 
+@dataclass
+class Planned:
+    """The stale work of one family against one reference set, and where its files go."""
+
+    family: MetricFamily
+    references: tuple[str, ...]
+    sides: tuple[Side, ...]  # the reference set's texts (members of a generated group expanded)
+    todo: list[tuple[Pair, list[str]]]  # targets and their stale requested names
+    signatures: dict[str, str]
+    aggregate: str
+
+
 class SetupRun:
     """One iqsetup run over an experiment's loaded texts."""
 
@@ -95,6 +112,7 @@ class SetupRun:
         self.segments = {n: texts.text(n).segments for n in names}
         self.groups: dict[str, list[str]] = {}  # a reference-set member standing for several texts (HYB)
         self.annotations = AnnotationProvider(experiment, self.segments)
+        self._sides: dict[tuple[str, bool, bool], Side] = {}
 
     def add_group(self, name: str, texts: list[tuple[str, ...]]) -> None:
         """Register generated parallel texts as one reference-set member (``name.1`` ...)."""
@@ -106,13 +124,6 @@ class SetupRun:
 
     def members(self, name: str) -> list[str]:
         return self.groups.get(name, [name])
-
-    def side(self, name: str, family: MetricFamily) -> Side:
-        """A text as a metric sees it (annotated when the family needs it)."""
-        sentences = None
-        if family.needs_annotation:
-            sentences = self.annotations.sentences(name, getattr(family, "needs_arc_scores", False))
-        return Side(name, self.segments[name], sentences)
 
     def signature(self, family: MetricFamily, variant: str) -> str:
         """The stored signature of a requested name: that of the canonical variant it denotes."""
@@ -131,8 +142,17 @@ class SetupRun:
     def inputs(self, pair: Pair) -> str:
         return "+".join(self.digest(n) for n in (pair.target, *pair.references))
 
-    def run_family(self, family: MetricFamily, variants: list[str], pairs: list[Pair]) -> None:
-        """Compute one family for every pair, preparing each reference set once; ``variants`` are
+    def side(self, name: str, family: MetricFamily) -> Side:
+        """A text as a metric sees it (annotated when the family needs it); built once per kind."""
+        with_scores = family.needs_annotation and bool(getattr(family, "needs_arc_scores", False))
+        key = (name, family.needs_annotation, with_scores)
+        if key not in self._sides:
+            sentences = self.annotations.sentences(name, with_scores) if family.needs_annotation else None
+            self._sides[key] = Side(name, self.segments[name], sentences)
+        return self._sides[key]
+
+    def plan_family(self, family: MetricFamily, variants: list[str], pairs: list[Pair]) -> list[Planned]:
+        """The stale work of one family, one :class:`Planned` per reference set; ``variants`` are
         the requested names (aliases stored under their own spelling, computed as canonical)."""
         by_refset: dict[tuple[str, ...], list[Pair]] = defaultdict(list)
         for pair in pairs:
@@ -141,6 +161,7 @@ class SetupRun:
         rules = {level: family.aggregation(level) for level in ("sys", "doc")}
         aggregate = " ".join(f"{level}:{rule}" for level, rule in rules.items())
         needs_stats = STATS in rules.values()
+        planned = []
         for references, group in by_refset.items():
             todo = []
             for pair in group:
@@ -149,31 +170,47 @@ class SetupRun:
                 self.report.skipped += len(variants) - len(stale)
                 if stale:
                     todo.append((pair, stale))
-            if not todo:
-                continue
-            self.progress(f"{family.family}: {len(todo)} target(s) against {refset_name(references)}")
-            prepared = family.prepare([self.side(m, family) for r in references for m in self.members(r)])
-            for pair, stale in todo:
-                wanted = list(dict.fromkeys(registry.canonical(v) for v in stale))
-                results = family.score(self.side(pair.target, family), prepared, self.texts.documents, wanted)
-                for variant in stale:
-                    path = self.cache.save(pair.target, pair.refset, variant, results[registry.canonical(variant)],
-                                           self.texts.documents.doc_ids, signatures[variant], self.inputs(pair),
-                                           aggregate)
-                    self.report.computed += 1
-                    self.report.files.append(str(path))
+            if todo:
+                sides = tuple(self.side(m, family) for r in references for m in self.members(r))
+                planned.append(Planned(family, references, sides, todo, signatures, aggregate))
+        return planned
+
+    def unit(self, planned: Planned, chunk: list[tuple[Pair, list[str]]]) -> Unit:
+        """The work unit of a chunk of a planned family x reference set (its texts only)."""
+        family = planned.family
+        return Unit(family.family, self.experiment.case_sensitive, planned.sides,
+                    tuple(self.side(pair.target, family) for pair, _ in chunk),
+                    tuple(tuple(dict.fromkeys(registry.canonical(v) for v in stale)) for _, stale in chunk))
+
+    def save(self, planned: Planned, chunk: list[tuple[Pair, list[str]]], results: Result) -> list[str]:
+        """Write the files of a computed chunk (atomically, one per requested name); their paths."""
+        paths = []
+        for (pair, stale), scores in zip(chunk, results, strict=True):
+            for variant in stale:
+                path = self.cache.save(pair.target, pair.refset, variant, scores[registry.canonical(variant)],
+                                       self.texts.documents.doc_ids, planned.signatures[variant],
+                                       self.inputs(pair), planned.aggregate)
+                paths.append(str(path))
+        return paths
 
 
 def run_setup(experiment: Experiment, texts: LoadedTexts, jack: bool = False, remake: bool = False,
-              progress: Progress | None = None, targets: tuple[str, ...] | None = None) -> SetupReport:
+              progress: Progress | None = None, targets: tuple[str, ...] | None = None,
+              jobs: int | None = None) -> SetupReport:
     """Compute (or find up to date) every requested metric file of an experiment, holding the
-    cache's lock (a concurrent run on the same cache waits)."""
+    cache's lock (a concurrent run on the same cache waits). ``jobs``: worker processes (None: the
+    experiment's ``engine: {jobs: N}``, else one per core); the files are the same for any value."""
     with exclusive(experiment.cache):
-        return _run_setup(experiment, texts, jack, remake, progress, targets)
+        return _run_setup(experiment, texts, jack, remake, progress, targets, jobs_of(experiment, jobs))
+
+
+def jobs_of(experiment: Experiment, jobs: int | None = None) -> int:
+    """The number of processes to use: ``jobs``, else the experiment's, else one per core."""
+    return jobs or experiment.jobs or os.cpu_count() or 1
 
 
 def _run_setup(experiment: Experiment, texts: LoadedTexts, jack: bool, remake: bool,
-               progress: Progress | None, targets: tuple[str, ...] | None) -> SetupReport:
+               progress: Progress | None, targets: tuple[str, ...] | None, jobs: int) -> SetupReport:
     run = SetupRun(experiment, texts, remake, progress)
     run.cache.remove_temporaries()  # left by a killed run; we hold the lock, so none is in use
     pairs = plan_pairs(experiment, jack, targets)
@@ -184,7 +221,77 @@ def _run_setup(experiment: Experiment, texts: LoadedTexts, jack: bool, remake: b
         generated, _ = hybrid.build(spec, run.annotations, experiment.cache / ".hybrid")
         run.add_group(spec.name, generated)
         pairs += [Pair(s, (spec.name,)) for s in experiment.system_names if targets is None or s in targets]
+    planned: list[Planned] = []
     for family_name, variants in registry.group_by_family(experiment.metrics).items():
         family = registry.create(family_name, experiment.case_sensitive)
-        run.run_family(family, variants, pairs)
+        planned += run.plan_family(family, variants, pairs)  # parses here, before any worker starts
+    _compute(run, chunked(planned, jobs), jobs)
     return run.report
+
+
+def chunked(planned: list[Planned], jobs: int) -> list[tuple[Planned, list[tuple[Pair, list[str]]]]]:
+    """Split the planned work into units: with one job, one unit per family x reference set; with
+    more, units of at most :data:`UNIT_TARGETS` targets, so that the cores stay busy to the end
+    (a worker prepares a reference set once for consecutive units of it)."""
+    size = max((len(p.todo) for p in planned), default=1) if jobs == 1 else UNIT_TARGETS
+    return [(plan, plan.todo[start:start + size]) for plan in planned for start in range(0, len(plan.todo), size)]
+
+
+def _compute(run: SetupRun, work: list[tuple[Planned, list[tuple[Pair, list[str]]]]], jobs: int) -> None:
+    """Compute the units (in worker processes when worth it) and write their files as they come."""
+    units = [run.unit(plan, chunk) for plan, chunk in work]
+    pooled = engine.use_pool(units, jobs)
+    if pooled:
+        run.progress(f"computing {len(units)} unit(s) of work in {min(jobs, len(units))} worker processes")
+    files: dict[int, list[str]] = {}
+    with _Tracker(work, run.progress, pooled) as tracker:
+        def done(index: int, result: engine.Result) -> None:
+            files[index] = run.save(work[index][0], work[index][1], result)
+            tracker.done(index)
+
+        engine.execute(units, run.texts.documents, jobs, done, tracker.started)
+    for index in sorted(files):  # in plan order, whatever order the units finished in
+        run.report.computed += len(files[index])
+        run.report.files += files[index]
+
+
+class _Tracker:
+    """The metric stage's progress: a bar per family over its pairs (open while the family is being
+    computed), and a message per unit -- when it starts in this process, when it ends in a pool."""
+
+    def __init__(self, work: list[tuple[Planned, list[tuple[Pair, list[str]]]]], progress: Progress,
+                 pooled: bool) -> None:
+        self.work, self.progress, self.pooled = work, progress, pooled
+        self.left: dict[str, int] = defaultdict(int)
+        for plan, chunk in work:
+            self.left[plan.family.family] += len(chunk)
+        self.total = dict(self.left)
+        self.bars: dict[str, tuple[ExitStack, Bar]] = {}
+
+    def __enter__(self) -> _Tracker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for stack, _ in self.bars.values():
+            stack.close()
+
+    def _message(self, index: int, suffix: str = "") -> None:
+        plan, chunk = self.work[index]
+        self.progress(f"{plan.family.family}: {len(chunk)} target(s) against {refset_name(plan.references)}{suffix}")
+
+    def started(self, index: int) -> None:
+        name = self.work[index][0].family.family
+        if name not in self.bars:
+            stack = ExitStack()
+            self.bars[name] = (stack, stack.enter_context(bar(self.total[name], name, unit="pair")))
+        if not self.pooled:
+            self._message(index)
+
+    def done(self, index: int) -> None:
+        name, n = self.work[index][0].family.family, len(self.work[index][1])
+        self.bars[name][1].update(n)
+        self.left[name] -= n
+        if self.left[name] == 0:
+            self.bars.pop(name)[0].close()
+        if self.pooled:
+            self._message(index, " (done)")

@@ -1,0 +1,170 @@
+"""Run iqsetup's work units: in this process (``-j 1``, small experiments) or in a local pool of
+worker processes (``-j N``); see ``docs/scaling.md``.
+
+A :class:`Unit` is one metric family against one reference set for a chunk of targets, carrying
+only the texts it needs (the reference sides and the target sides, with their parses for a
+syntactic family). A worker prepares the reference set once, scores each target and returns the
+:class:`~mteval.scores.ScoreSet` objects; the caller (the parent process) writes the files, so
+what is written does not depend on which process computed what, nor in which order.
+
+Workers are started with ``spawn`` (no forked torch or thread state), once per run; each keeps
+one instance of every family it is given (as the single-process run keeps one per family), and
+stops when the parent is gone. A dead worker (killed, out of memory) ends the run with one line
+(:class:`WorkerError`); files already written stay, and the next run resumes.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Any
+
+from mteval.errors import MtevalError
+from mteval.io.corpus import DocumentIndex
+from mteval.metrics import registry
+from mteval.metrics.base import MetricFamily, Side
+from mteval.scores import ScoreSet
+
+# The pool is used only for at least MIN_POOL_UNITS units and MIN_POOL_WORK segment-pairs of work
+# (segments x targets, summed over units): below that, starting the workers (~1 s) costs more
+# than the work it would share.
+MIN_POOL_UNITS = 2
+MIN_POOL_WORK = 2000
+
+Result = list[dict[str, ScoreSet]]  # per target of a unit: variant -> scores
+Done = Callable[[int, Result], None]  # called in the parent with (unit index, its result)
+
+
+class WorkerError(MtevalError):
+    """A worker process ended without answering (killed, out of memory)."""
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One family against one reference set, for a chunk of targets (only their texts)."""
+
+    family: str
+    case_sensitive: bool | None
+    references: tuple[Side, ...]
+    targets: tuple[Side, ...]
+    variants: tuple[tuple[str, ...], ...]  # canonical variants to compute, per target
+
+    @property
+    def work(self) -> int:
+        """Segment-pairs to score (what the pool rule counts)."""
+        return sum(len(t) for t in self.targets)
+
+
+class Families:
+    """One instance of each family (per process, or per run in this process), and the last
+    prepared reference set: consecutive units of one family x reference set reuse it."""
+
+    def __init__(self) -> None:
+        self._instances: dict[tuple[str, bool | None], MetricFamily] = {}
+        self._prepared: tuple[tuple[object, ...], Any] | None = None
+
+    def get(self, name: str, case_sensitive: bool | None) -> MetricFamily:
+        key = (name, case_sensitive)
+        if key not in self._instances:
+            self._instances[key] = registry.create(name, case_sensitive)
+        return self._instances[key]
+
+    def prepared(self, unit: Unit) -> Any:
+        """The unit's family's preparation of the unit's reference set (names identify texts
+        within a run)."""
+        key = (unit.family, unit.case_sensitive, tuple(r.name for r in unit.references))
+        if self._prepared is None or self._prepared[0] != key:
+            self._prepared = None  # free the previous one first
+            self._prepared = (key, self.get(unit.family, unit.case_sensitive).prepare(list(unit.references)))
+        return self._prepared[1]
+
+
+def compute(unit: Unit, documents: DocumentIndex, families: Families) -> Result:
+    """Prepare the unit's reference set (unless just done) and score every target of the unit."""
+    family = families.get(unit.family, unit.case_sensitive)
+    prepared = families.prepared(unit)
+    return [family.score(target, prepared, documents, list(variants))
+            for target, variants in zip(unit.targets, unit.variants, strict=True)]
+
+
+def use_pool(units: Sequence[Unit], jobs: int) -> bool:
+    """Whether the units are worth a pool (see :data:`MIN_POOL_WORK`)."""
+    return jobs > 1 and len(units) >= MIN_POOL_UNITS and sum(u.work for u in units) >= MIN_POOL_WORK
+
+
+def execute(units: Sequence[Unit], documents: DocumentIndex, jobs: int, done: Done,
+            started: Callable[[int], None] | None = None) -> int:
+    """Compute every unit, calling ``done`` in this process as each result arrives (in unit order
+    here, in completion order with a pool) and ``started`` when a unit is handed out; the number
+    of worker processes used (0: none, all in this process)."""
+    if not use_pool(units, jobs):
+        families = Families()
+        for index, unit in enumerate(units):
+            if started:
+                started(index)
+            done(index, compute(unit, documents, families))
+        return 0
+    workers = min(jobs, len(units))
+    for index, result in _pooled(units, documents, workers, started):
+        done(index, result)
+    return workers
+
+
+def _pooled(units: Sequence[Unit], documents: DocumentIndex, workers: int,
+            started: Callable[[int], None] | None) -> Iterator[tuple[int, Result]]:
+    """``(unit index, result)`` in completion order, from a pool of ``workers`` processes."""
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start,
+                               initargs=(documents, os.getpid()))
+    try:
+        pending: dict[Future[Result], int] = {}
+        for index in range(len(units)):  # in plan order: a reference set's chunks one after another
+            pending[pool.submit(_compute, units[index])] = index
+            if started:
+                started(index)
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                yield pending.pop(future), future.result()
+    except BrokenProcessPool:
+        raise WorkerError("a worker process died (killed, or out of memory?); the files already written are "
+                          "kept: run again to resume (with a smaller -j if memory is short)") from None
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+# --- in a worker process ---------------------------------------------------------------------------
+
+_DOCUMENTS: DocumentIndex | None = None
+_FAMILIES = Families()
+
+
+def _start(documents: DocumentIndex, parent: int) -> None:
+    """Worker initialiser: the experiment's documents, no progress bars, leave with the parent."""
+    global _DOCUMENTS
+    from mteval.progress import set_quiet  # noqa: PLC0415
+
+    _DOCUMENTS = documents
+    set_quiet(True)
+    _exit_with_parent(parent)
+
+
+def _compute(unit: Unit) -> Result:
+    assert _DOCUMENTS is not None
+    return compute(unit, _DOCUMENTS, _FAMILIES)
+
+
+def _exit_with_parent(parent: int, every: float = 0.5) -> None:
+    """Stop at once when the parent is gone (``kill -9`` of iqsetup) instead of working for nobody."""
+    def watch() -> None:
+        while True:
+            time.sleep(every)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()

@@ -1,0 +1,167 @@
+"""``iqsetup -j N`` (issue 12 item 1): the same cache byte for byte as ``-j 1`` for every lexical
+family and a syntactic one, ``engine: {jobs: N}``, bad values refused in one line, a progress bar
+per metric family, and a killed worker reported in one line with the written files intact."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from helpers import RUEN, ende_config, run
+
+from mteval.store.iqxml import parse
+
+SEGMENTS = 20
+# every lexical family (BLEU/NIST, chrF, TER, WER/PER, GTM, ROUGE, METEOR) and one syntactic one
+METRICS = ["BLEU", "NIST", "chrF", "chrF++", "TER", "WER", "PER", "GTM-2", "ROUGE-L", "ROUGE-SU*", "METEOR-ex",
+           "SP-Op(*)"]
+POOL = re.compile(r"computing \d+ unit\(s\) of work in (\d+) worker processes")
+
+
+def experiment(folder: Path, **overrides: object) -> Path:
+    """The first SEGMENTS lines of the ru-en sample (2 references, 5 systems) with its own caches."""
+    folder.mkdir(parents=True)
+    texts = {p.stem: p for p in sorted((RUEN / "refs").glob("*.en")) + sorted((RUEN / "sys").glob("*.en"))}
+    for name, source in texts.items():
+        lines = source.read_text(encoding="utf-8").splitlines(keepends=True)[:SEGMENTS]
+        (folder / f"{name}.txt").write_text("".join(lines), encoding="utf-8")
+    config = {"name": "parallel", "cache": str(folder / "cache"), "language": "en",
+              "references": {r: str(folder / f"{r}.txt") for r in ("A", "B")},
+              "systems": {s: str(folder / f"{s}.txt") for s in texts if s not in ("A", "B")},
+              "annotation": {"cache": str(folder / "cache" / "annotation")}, "metrics": METRICS, **overrides}
+    path = folder / "experiment.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def tree(cache: Path) -> dict[str, bytes]:
+    """Every file under a cache (scores and annotation) by relative path; the lock file, which
+    holds a process id, aside, and the annotation shards' names without the id of the process
+    that wrote them (``PID-SEQ-HASH.conllu``: mteval.annotate.cache)."""
+    return {re.sub(r"/\d+-(\d+-\w+\.\w+)$", r"/\1", str(p.relative_to(cache))): p.read_bytes()
+            for p in sorted(cache.rglob("*")) if p.is_file() and p.name != ".lock"}
+
+
+def summary(stderr: str) -> str:
+    """iqsetup's last line without its timing."""
+    return re.sub(r"in [\d.]+s", "in Xs", stderr.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def serial(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    config = experiment(tmp_path_factory.mktemp("serial") / "x")
+    result = run("iqsetup", "-j", "1", str(config))
+    assert result.returncode == 0, result.stderr
+    assert not POOL.search(result.stderr)
+    return config, result
+
+
+def test_two_jobs_write_the_same_cache_byte_for_byte(serial: tuple[Path, subprocess.CompletedProcess[str]],
+                                                      tmp_path: Path) -> None:
+    config, first = serial
+    parallel = experiment(tmp_path / "x")
+    result = run("iqsetup", "-j", "2", str(parallel))
+    assert result.returncode == 0, result.stderr
+    assert POOL.search(result.stderr) and POOL.search(result.stderr).group(1) == "2", result.stderr  # type: ignore[union-attr]
+    expected, found = tree(config.parent / "cache"), tree(parallel.parent / "cache")
+    assert any(name.startswith("annotation") for name in found)  # the syntactic family's parses
+    assert len([n for n in found if n.endswith(".xml")]) == 17 * len(METRICS)
+    assert found == expected
+    assert summary(result.stderr) == summary(first.stderr).replace(str(config.parent), str(parallel.parent))
+
+
+def test_engine_jobs_in_the_experiment_file(serial: tuple[Path, subprocess.CompletedProcess[str]],
+                                            tmp_path: Path) -> None:
+    """``engine: {jobs: 3}`` without -j (the parses copied over: they are compared above)."""
+    config, _ = serial
+    parallel = experiment(tmp_path / "x", engine={"jobs": 3})
+    shutil.copytree(config.parent / "cache" / "annotation", parallel.parent / "cache" / "annotation")
+    result = run("iqsetup", str(parallel))
+    assert result.returncode == 0, result.stderr
+    assert POOL.search(result.stderr).group(1) == "3", result.stderr  # type: ignore[union-attr]
+    assert tree(parallel.parent / "cache") == tree(config.parent / "cache")
+    again = run("iqsetup", "-j", "2", str(parallel))  # warm: nothing computed, no pool started
+    assert "0 file(s) computed" in again.stderr and not POOL.search(again.stderr)
+
+
+@pytest.mark.parametrize(("option", "engine", "problem"), [
+    ("0", None, "option -j: expected an integer from 1 to 256, got '0'"),
+    ("x", None, "option -j: expected an integer from 1 to 256, got 'x'"),
+    ("257", None, "option -j: expected an integer from 1 to 256, got '257'"),
+    (None, {"jobs": "x"}, "key 'engine.jobs': expected an integer from 1 to 256, got 'x'"),
+    (None, {"jobs": 0}, "key 'engine.jobs': expected an integer from 1 to 256, got 0"),
+    (None, {"workers": 2}, "key 'engine': unknown key 'workers'; allowed: jobs"),
+    (None, 4, "key 'engine': expected a mapping with keys jobs, got 4"),
+])
+def test_bad_jobs_are_one_line_errors(tmp_path: Path, option: str | None, engine: object, problem: str) -> None:
+    config = ende_config(tmp_path, **({} if engine is None else {"engine": engine}))
+    result = run("iqsetup", *(["-j", option] if option else []), str(config))
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("iqsetup: error: ")
+    assert problem in result.stderr
+    assert engine is None or f"{config}:" in result.stderr
+    assert not (tmp_path / "cache").exists()
+
+
+def ende_in(folder: Path, **overrides: object) -> Path:
+    """The en-de sample's experiment in a folder of its own."""
+    folder.mkdir(parents=True, exist_ok=True)
+    return ende_config(folder, **overrides)
+
+
+def bars(config: Path, *options: str) -> str:
+    env = {**os.environ, "MTEVAL_PROGRESS": "1"}
+    result = subprocess.run(["iqsetup", *options, str(config)], capture_output=True, text=True, env=env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return result.stderr
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_progress_bar_per_metric_family(tmp_path: Path, jobs: str) -> None:
+    metrics = ["BLEU", "NIST", "chrF", "TER", "GTM-1"]
+    shown = bars(ende_in(tmp_path / "on", metrics=metrics), "-j", jobs)
+    for family in ("mteval-v13a", "chrF", "TER", "GTM"):
+        assert re.search(rf"{family}:\s+\d+%\|.*pair", shown), (family, shown)
+    assert bars(ende_in(tmp_path / "off", metrics=metrics), "-j", jobs, "-q") == ""
+
+
+def workers_of(pid: int) -> list[int]:
+    """The spawned worker processes of a process (Linux /proc)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        for child in (task / "children").read_text().split() if (task / "children").exists() else []:
+            if "spawn_main" in Path(f"/proc/{child}/cmdline").read_text(errors="replace"):
+                found.append(int(child))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_a_killed_worker_is_one_line_and_the_next_run_resumes(tmp_path: Path) -> None:
+    metrics = ["BLEU", "chrF", "TER", "GTM-1", "ROUGE-L", "METEOR-ex"]
+    config = ende_config(tmp_path, metrics=metrics)
+    process = subprocess.Popen(["iqsetup", "-q", "-j", "2", str(config)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+    deadline, workers = time.monotonic() + 60, []
+    while time.monotonic() < deadline and process.poll() is None and not workers:
+        workers = workers_of(process.pid)
+        time.sleep(0.05)
+    assert workers, "no worker process was seen"
+    os.kill(workers[0], signal.SIGKILL)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 2, stderr
+    assert stderr.count("\n") == 1 and "iqsetup: error: a worker process died" in stderr
+    for path in (tmp_path / "cache").rglob("*.xml"):
+        parse(path)  # every file written reads whole
+    assert not list((tmp_path / "cache").rglob("*.tmp"))
+    resumed = run("iqsetup", "-j", "2", str(config))
+    assert resumed.returncode == 0, resumed.stderr
+    clean = ende_in(tmp_path / "clean", metrics=metrics)
+    assert run("iqsetup", "-q", "-j", "1", str(clean)).returncode == 0
+    assert tree(tmp_path / "cache") == tree(tmp_path / "clean" / "cache")
