@@ -258,3 +258,17 @@ def test_chrf_p_values_equal_sacrebleu(tmp_path: Path, monkeypatch: pytest.Monke
             if test == "bs":
                 half = 0.5 * (float(records[system]["ci_high"]) - float(records[system]["ci_low"]))
                 assert (float(records[system]["mean"]), half) == pytest.approx((result.mean, result.ci), abs=1e-4)
+
+
+def test_nist_on_a_subset_is_mteval_run_on_those_lines(tmp_path: Path) -> None:
+    """-compare -T scores NIST as -doOQ -T does: recomputed on the lines (their references' weights)."""
+    systems = {s: str(ENDE / "sys" / f"{s}.de") for s in SYSTEMS}
+    config = ende_config(tmp_path, metrics=["NIST"], systems=systems)
+    assert run("iqsetup", "-q", str(config)).returncode == 0
+    compared = {r["target"]: r for r in compare(config, *FAST, "-M", "NIST", "-T", "1-40") if r["kind"] == "system"}
+    out = run("iqeval", "-doOQ", "-G", "sys", "-M", "NIST", "-T", "1-40", "--tsv", str(config))
+    assert out.returncode == 0, out.stderr
+    scored = {r["target"]: r for r in tsv(out.stdout)}
+    assert {r["aggregate"] for r in compared.values()} == {"recompute"} == {r["aggregate"] for r in scored.values()}
+    for system in SYSTEMS:
+        assert float(compared[system]["score"]) == pytest.approx(float(scored[system]["score"]), rel=1e-12)

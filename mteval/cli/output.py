@@ -58,8 +58,9 @@ def write_json(records: Sequence[Record], out: TextIO) -> None:
 
 
 RULES = {"stats": "from summed statistics", "bootstrap": "as ROUGE's bootstrap average of segment scores",
-         "mean": "as the mean of segment scores", "file": "as read from the score file"}
-_PART = {"sys": "sys scores of part of the test set", "doc": "doc scores of partly selected documents"}
+         "mean": "as the mean of segment scores", "file": "as read from the score file",
+         "recompute": "computed again on those lines (mteval-v13a's NIST weights of their references)"}
+_PART = {"sys": "sys scores of part of the test set", "doc": "doc scores computed for part of the test set"}
 
 
 def aggregation_note(records: Sequence[Record]) -> str | None:
