@@ -80,17 +80,28 @@ def stats_text(row: np.ndarray) -> str:
     return " ".join(map(_stat, row))
 
 
+def stats_texts(stats: np.ndarray) -> list[str]:
+    """:func:`stats_text` of every row, with the integer test done once for the whole matrix."""
+    values = np.asarray(stats, dtype=np.float64)
+    whole = (values == np.floor(values)) & (np.abs(values) < 2 ** 53) & ~np.signbit(values)
+    integers = np.where(whole, values, 0).astype(np.int64).tolist()
+    return [" ".join(str(i) if w else (repr(v) if math.isfinite(v) else "nan")
+                     for v, i, w in zip(row, irow, wrow, strict=True))
+            for row, irow, wrow in zip(values.tolist(), integers, whole.tolist(), strict=True)]
+
+
 def _fmt(value: float) -> str:
     return repr(float(value)) if math.isfinite(value) else "nan"
 
 
-def content_digest(scores: ScoreSet) -> str:
+def content_digest(scores: ScoreSet, stats_lines: list[str] | None = None) -> str:
     """sha256 of every score as written (system, documents in file order, segments): a computed
-    file whose digest does not match was damaged after it was written (a flipped digit)."""
+    file whose digest does not match was damaged after it was written (a flipped digit).
+    ``stats_lines``: the statistics already as text (:func:`stats_texts`), to format them once."""
     parts = [_fmt(scores.system)] + [f"{doc}={_fmt(v)}" for doc, v in scores.documents.items()]
     parts += [_fmt(v) for v in scores.segments]
     if scores.stats is not None:  # files without statistics keep the digest they always had
-        parts += ["stats"] + [stats_text(row) for row in scores.stats]
+        parts += ["stats"] + (stats_texts(scores.stats) if stats_lines is None else stats_lines)
     return "sha256:" + hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
 
 
@@ -110,7 +121,8 @@ def to_xml(score_file: ScoreFile, doc_ids: tuple[str, ...]) -> bytes:
         root.set("aggregate", score_file.aggregate)
     if s.stats is not None:
         root.set("n_stats", str(s.stats.shape[1]))
-    root.set("digest", content_digest(written))
+    stats_lines = None if s.stats is None else stats_texts(s.stats)
+    root.set("digest", content_digest(written, stats_lines))
     sizes = Counter(doc_ids)
     docs: dict[str, etree._Element] = {}
     for number, (doc, value) in enumerate(zip(doc_ids, s.segments, strict=True), start=1):
@@ -118,8 +130,8 @@ def to_xml(score_file: ScoreFile, doc_ids: tuple[str, ...]) -> bytes:
             docs[doc] = etree.SubElement(root, "DOC", id=doc, n=str(len(docs) + 1), n_segments=str(sizes[doc]),
                                          score=_fmt(written.documents[doc]))
         segment = etree.SubElement(docs[doc], "S", n=str(number))
-        if s.stats is not None:
-            segment.set("stats", stats_text(s.stats[number - 1]))
+        if stats_lines is not None:
+            segment.set("stats", stats_lines[number - 1])
         segment.text = _fmt(value)
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
 
