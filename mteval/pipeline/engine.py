@@ -37,7 +37,8 @@ from mteval.scores import ScoreSet
 MIN_POOL_UNITS = 2
 MIN_POOL_WORK = 2000
 
-Result = list[dict[str, ScoreSet]]  # per target of a unit: variant -> scores
+Scores = list[dict[str, ScoreSet]]  # per target of a part: variant -> scores
+Result = list[Scores]  # per part of a unit
 Done = Callable[[int, Result], None]  # called in the parent with (unit index, its result)
 
 
@@ -46,28 +47,38 @@ class WorkerError(MtevalError):
 
 
 @dataclass(frozen=True)
-class Unit:
-    """One family against one reference set, for a chunk of targets (only their texts)."""
+class Part:
+    """Targets to score against one reference set (only their texts)."""
 
-    family: str
-    case_sensitive: bool | None
     references: tuple[Side, ...]
     targets: tuple[Side, ...]
     variants: tuple[tuple[str, ...], ...]  # canonical variants to compute, per target
 
+
+@dataclass(frozen=True)
+class Unit:
+    """One family, for a chunk of targets against one or more reference sets (one part each)."""
+
+    family: str
+    case_sensitive: bool | None
+    parts: tuple[Part, ...]
+
     @property
     def work(self) -> int:
         """Segment-pairs to score (what the pool rule counts)."""
-        return sum(len(t) for t in self.targets)
+        return sum(len(t) for part in self.parts for t in part.targets)
 
 
 class Families:
-    """One instance of each family (per process, or per run in this process), and the last
-    prepared reference set: consecutive units of one family x reference set reuse it."""
+    """One instance of each family (per process, or per run in this process); with ``keep``, the
+    reference sets prepared for the family of the last unit, for the next units of that family
+    (a worker is given a family's units one after another)."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep: bool = False) -> None:
+        self.keep = keep
         self._instances: dict[tuple[str, bool | None], MetricFamily] = {}
-        self._prepared: tuple[tuple[object, ...], Any] | None = None
+        self._prepared: dict[tuple[str, ...], Any] = {}
+        self._of: tuple[str, bool | None] | None = None  # the family _prepared belongs to
 
     def get(self, name: str, case_sensitive: bool | None) -> MetricFamily:
         key = (name, case_sensitive)
@@ -75,22 +86,29 @@ class Families:
             self._instances[key] = registry.create(name, case_sensitive)
         return self._instances[key]
 
-    def prepared(self, unit: Unit) -> Any:
-        """The unit's family's preparation of the unit's reference set (names identify texts
-        within a run)."""
-        key = (unit.family, unit.case_sensitive, tuple(r.name for r in unit.references))
-        if self._prepared is None or self._prepared[0] != key:
-            self._prepared = None  # free the previous one first
-            self._prepared = (key, self.get(unit.family, unit.case_sensitive).prepare(list(unit.references)))
-        return self._prepared[1]
+    def prepared(self, unit: Unit, part: Part) -> Any:
+        """The family's preparation of a part's reference set (names identify texts in a run)."""
+        family = (unit.family, unit.case_sensitive)
+        if self._of != family:
+            self._prepared, self._of = {}, family  # free another family's preparations
+        key = tuple(r.name for r in part.references)
+        if key in self._prepared:
+            return self._prepared[key]
+        prepared = self.get(*family).prepare(list(part.references))
+        if self.keep:
+            self._prepared[key] = prepared
+        return prepared
 
 
 def compute(unit: Unit, documents: DocumentIndex, families: Families) -> Result:
-    """Prepare the unit's reference set (unless just done) and score every target of the unit."""
+    """Score every target of every part of a unit against the part's (prepared) reference set."""
     family = families.get(unit.family, unit.case_sensitive)
-    prepared = families.prepared(unit)
-    return [family.score(target, prepared, documents, list(variants))
-            for target, variants in zip(unit.targets, unit.variants, strict=True)]
+    out = []
+    for part in unit.parts:
+        prepared = families.prepared(unit, part)
+        out.append([family.score(target, prepared, documents, list(variants))
+                    for target, variants in zip(part.targets, part.variants, strict=True)])
+    return out
 
 
 def use_pool(units: Sequence[Unit], jobs: int) -> bool:
@@ -123,7 +141,7 @@ def _pooled(units: Sequence[Unit], documents: DocumentIndex, workers: int,
                                initargs=(documents, os.getpid()))
     try:
         pending: dict[Future[Result], int] = {}
-        for index in range(len(units)):  # in plan order: a reference set's chunks one after another
+        for index in range(len(units)):  # in plan order: a family's units one after another
             pending[pool.submit(_compute, units[index])] = index
             if started:
                 started(index)
@@ -141,7 +159,7 @@ def _pooled(units: Sequence[Unit], documents: DocumentIndex, workers: int,
 # --- in a worker process ---------------------------------------------------------------------------
 
 _DOCUMENTS: DocumentIndex | None = None
-_FAMILIES = Families()
+_FAMILIES = Families(keep=True)
 
 
 def _start(documents: DocumentIndex, parent: int) -> None:

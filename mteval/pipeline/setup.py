@@ -11,6 +11,10 @@ Metric names: a file is stored under the name the user wrote (an alias such as t
 ``SP-Op-NN``, or ``BLEU``); the family computes the canonical variant it denotes
 (:func:`mteval.metrics.registry.canonical`), once per target even when two spellings ask for it, and
 the signature is the canonical variant's.
+
+Parallelism (``-j N``, ``docs/scaling.md``): the stale work is cut into units (a family, a chunk of
+targets, their reference sets: :func:`chunked`) computed by :mod:`mteval.pipeline.engine`, here or in worker processes;
+this module alone writes the files, so they are the same for any number of jobs.
 """
 
 from __future__ import annotations
@@ -21,20 +25,23 @@ from collections import defaultdict
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from itertools import groupby
 
 from mteval.metrics import registry
 from mteval.metrics.base import STATS, MetricFamily, Side
 from mteval.pipeline import engine, hybrid
 from mteval.pipeline.annotation import AnnotationProvider
 from mteval.pipeline.config import Experiment
-from mteval.pipeline.engine import Result, Unit
+from mteval.pipeline.engine import Part, Result, Scores, Unit
 from mteval.pipeline.texts import LoadedTexts
 from mteval.progress import Bar, bar
 from mteval.store.cache import ScoreCache, refset_name
 from mteval.store.lock import exclusive
 
 Progress = Callable[[str], None]
-UNIT_TARGETS = 2  # with several jobs, targets per work unit (docs/scaling.md)
+UNIT_TARGETS = 1  # with several jobs, targets per work unit (docs/scaling.md)
+Chunk = list[tuple["Pair", list[str]]]  # some targets of a family x reference set and their stale names
+Piece = tuple["Planned", Chunk]
 
 
 @dataclass(frozen=True)
@@ -92,7 +99,7 @@ class Planned:
     family: MetricFamily
     references: tuple[str, ...]
     sides: tuple[Side, ...]  # the reference set's texts (members of a generated group expanded)
-    todo: list[tuple[Pair, list[str]]]  # targets and their stale requested names
+    todo: Chunk  # every target and its stale requested names
     signatures: dict[str, str]
     aggregate: str
 
@@ -175,14 +182,15 @@ class SetupRun:
                 planned.append(Planned(family, references, sides, todo, signatures, aggregate))
         return planned
 
-    def unit(self, planned: Planned, chunk: list[tuple[Pair, list[str]]]) -> Unit:
-        """The work unit of a chunk of a planned family x reference set (its texts only)."""
-        family = planned.family
-        return Unit(family.family, self.experiment.case_sensitive, planned.sides,
-                    tuple(self.side(pair.target, family) for pair, _ in chunk),
-                    tuple(tuple(dict.fromkeys(registry.canonical(v) for v in stale)) for _, stale in chunk))
+    def unit(self, pieces: list[Piece]) -> Unit:
+        """The work unit of some targets of one family against their reference sets (texts only)."""
+        family = pieces[0][0].family
+        parts = tuple(Part(plan.sides, tuple(self.side(pair.target, family) for pair, _ in chunk),
+                           tuple(tuple(dict.fromkeys(registry.canonical(v) for v in stale)) for _, stale in chunk))
+                      for plan, chunk in pieces)
+        return Unit(family.family, self.experiment.case_sensitive, parts)
 
-    def save(self, planned: Planned, chunk: list[tuple[Pair, list[str]]], results: Result) -> list[str]:
+    def save(self, planned: Planned, chunk: Chunk, results: Scores) -> list[str]:
         """Write the files of a computed chunk (atomically, one per requested name); their paths."""
         paths = []
         for (pair, stale), scores in zip(chunk, results, strict=True):
@@ -229,24 +237,36 @@ def _run_setup(experiment: Experiment, texts: LoadedTexts, jack: bool, remake: b
     return run.report
 
 
-def chunked(planned: list[Planned], jobs: int) -> list[tuple[Planned, list[tuple[Pair, list[str]]]]]:
-    """Split the planned work into units: with one job, one unit per family x reference set; with
-    more, units of at most :data:`UNIT_TARGETS` targets, so that the cores stay busy to the end
-    (a worker prepares a reference set once for consecutive units of it)."""
-    size = max((len(p.todo) for p in planned), default=1) if jobs == 1 else UNIT_TARGETS
-    return [(plan, plan.todo[start:start + size]) for plan in planned for start in range(0, len(plan.todo), size)]
+def chunked(planned: list[Planned], jobs: int) -> list[list[Piece]]:
+    """Split the planned work into units. With one job, a unit is a family x reference set (each
+    reference set prepared once, as always). With more, a unit is a family x :data:`UNIT_TARGETS`
+    target(s) x every reference set they are scored against: the cores stay busy to the end, and
+    a family's caches across reference sets (METEOR aligns each hypothesis/reference pair once,
+    for ``A``, ``B`` and ``A_B`` alike) serve as they do in one process."""
+    if jobs == 1:
+        return [[(plan, plan.todo)] for plan in planned]
+    units = []
+    for _, grouped in groupby(planned, key=lambda plan: plan.family.family):  # planned family by family
+        plans = list(grouped)
+        targets = list(dict.fromkeys(pair.target for plan in plans for pair, _ in plan.todo))
+        for start in range(0, len(targets), UNIT_TARGETS):
+            chosen = set(targets[start:start + UNIT_TARGETS])
+            pieces = [(plan, [item for item in plan.todo if item[0].target in chosen]) for plan in plans]
+            units.append([(plan, chunk) for plan, chunk in pieces if chunk])
+    return units
 
 
-def _compute(run: SetupRun, work: list[tuple[Planned, list[tuple[Pair, list[str]]]]], jobs: int) -> None:
+def _compute(run: SetupRun, work: list[list[Piece]], jobs: int) -> None:
     """Compute the units (in worker processes when worth it) and write their files as they come."""
-    units = [run.unit(plan, chunk) for plan, chunk in work]
+    units = [run.unit(pieces) for pieces in work]
     pooled = engine.use_pool(units, jobs)
     if pooled:
         run.progress(f"computing {len(units)} unit(s) of work in {min(jobs, len(units))} worker processes")
     files: dict[int, list[str]] = {}
     with _Tracker(work, run.progress, pooled) as tracker:
-        def done(index: int, result: engine.Result) -> None:
-            files[index] = run.save(work[index][0], work[index][1], result)
+        def done(index: int, result: Result) -> None:
+            files[index] = [f for (plan, chunk), scores in zip(work[index], result, strict=True)
+                            for f in run.save(plan, chunk, scores)]
             tracker.done(index)
 
         engine.execute(units, run.texts.documents, jobs, done, tracker.started)
@@ -257,16 +277,19 @@ def _compute(run: SetupRun, work: list[tuple[Planned, list[tuple[Pair, list[str]
 
 class _Tracker:
     """The metric stage's progress: a bar per family over its pairs (open while the family is being
-    computed), and a message per unit -- when it starts in this process, when it ends in a pool."""
+    computed), and a message per family x reference set: when it starts in this process, when its
+    last piece is done with a pool."""
 
-    def __init__(self, work: list[tuple[Planned, list[tuple[Pair, list[str]]]]], progress: Progress,
-                 pooled: bool) -> None:
+    def __init__(self, work: list[list[Piece]], progress: Progress, pooled: bool) -> None:
         self.work, self.progress, self.pooled = work, progress, pooled
-        self.left: dict[str, int] = defaultdict(int)
-        for plan, chunk in work:
+        self.left: dict[str, int] = defaultdict(int)  # pairs left, per family
+        self.pieces: dict[int, int] = defaultdict(int)  # pieces left, per planned family x reference set
+        for plan, chunk in (piece for pieces in work for piece in pieces):
             self.left[plan.family.family] += len(chunk)
+            self.pieces[id(plan)] += 1
         self.total = dict(self.left)
         self.bars: dict[str, tuple[ExitStack, Bar]] = {}
+        self.announced: set[int] = set()
 
     def __enter__(self) -> _Tracker:
         return self
@@ -275,23 +298,28 @@ class _Tracker:
         for stack, _ in self.bars.values():
             stack.close()
 
-    def _message(self, index: int, suffix: str = "") -> None:
-        plan, chunk = self.work[index]
-        self.progress(f"{plan.family.family}: {len(chunk)} target(s) against {refset_name(plan.references)}{suffix}")
+    def _message(self, plan: Planned, suffix: str = "") -> None:
+        self.progress(f"{plan.family.family}: {len(plan.todo)} target(s) against {refset_name(plan.references)}"
+                      f"{suffix}")
 
     def started(self, index: int) -> None:
-        name = self.work[index][0].family.family
+        name = self.work[index][0][0].family.family
         if name not in self.bars:
             stack = ExitStack()
             self.bars[name] = (stack, stack.enter_context(bar(self.total[name], name, unit="pair")))
-        if not self.pooled:
-            self._message(index)
+        for plan, _ in self.work[index]:
+            if not self.pooled and id(plan) not in self.announced:
+                self.announced.add(id(plan))
+                self._message(plan)
 
     def done(self, index: int) -> None:
-        name, n = self.work[index][0].family.family, len(self.work[index][1])
-        self.bars[name][1].update(n)
-        self.left[name] -= n
+        name = self.work[index][0][0].family.family
+        pairs = sum(len(chunk) for _, chunk in self.work[index])
+        self.bars[name][1].update(pairs)
+        self.left[name] -= pairs
         if self.left[name] == 0:
             self.bars.pop(name)[0].close()
-        if self.pooled:
-            self._message(index, " (done)")
+        for plan, _ in self.work[index]:
+            self.pieces[id(plan)] -= 1
+            if self.pooled and self.pieces[id(plan)] == 0:
+                self._message(plan, " (done)")

@@ -1,0 +1,127 @@
+"""Benchmark: ``iqsetup -j 1`` against ``-j 2`` (issue 12 item 1): wall time, peak memory of the
+parent and of the workers, identical files, and the engine's overhead on a warm re-run.
+
+Cold ``iqsetup`` on the full ``../shared/data/wmt21-ruen`` (2 references, 10 systems x 1,000
+segments, WMT's documents) with ~25 lexical metrics of every lexical family, in a fresh cache for
+each ``-j``; then the same command again with everything cached (warm). Each run is a fresh
+process that calls iqsetup's ``main`` itself, so that ``ru_maxrss`` of ``RUSAGE_SELF`` is the
+parent's peak and that of ``RUSAGE_CHILDREN`` the largest worker's. The two caches are compared
+file by file (``.lock`` aside, which holds a process id).
+
+    python bench/bench_parallel.py [--quick] [--segments N] [--jobs 1 2] [--syntax]
+
+``--quick`` (or ``MTEVAL_BENCH_QUICK=1``) cuts the texts to 200 segments; ``--syntax`` adds
+``DP-HWCM_w-4`` (parses ~12,000 distinct sentences first: many minutes on 2 cores; the parse is
+the annotator's, the same for every -j). Prints "skipped" and exits 0 when ``../shared`` is absent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+from common import WMT21_RUEN, lines, table
+
+LEXICAL = ["BLEU", "NIST", "BLEU-2", "NIST-2", "chrF", "chrF++", "TER", "WER", "PER", "1-WER", "GTM-1", "GTM-2",
+           "GTM-3", "ROUGE-1", "ROUGE-2", "ROUGE-3", "ROUGE-4", "ROUGE-L", "ROUGE-W", "ROUGE-S*", "ROUGE-SU*",
+           "METEOR-ex", "METEOR-st", "METEOR-sy", "METEOR-pa"]
+SYNTAX = ["DP-HWCM_w-4"]
+
+# Runs iqsetup in this process; prints wall seconds, peak RSS (kB) of itself and of its children, and
+# the CPU seconds of both (on a machine shared with other work, CPU / wall shows the cores obtained).
+MEASURE = """
+import json, resource, sys, time
+from mteval.cli.iqsetup import main
+start = time.perf_counter()
+code = main(sys.argv[1:])
+wall = time.perf_counter() - start
+me, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"rc": code, "wall": wall, "parent_kb": me.ru_maxrss, "workers_kb": workers.ru_maxrss,
+                  "cpu": me.ru_utime + me.ru_stime + workers.ru_utime + workers.ru_stime}), file=sys.stderr)
+"""
+
+
+def write_experiment(folder: Path, segments: int | None, metrics: list[str], annotation: Path) -> Path:
+    """WMT21 ru-en (cut to ``segments`` lines when given) as a YAML experiment in ``folder``."""
+    folder.mkdir(parents=True)
+    paths = sorted((WMT21_RUEN / "refs").glob("*.en")) + sorted((WMT21_RUEN / "sys").glob("*.en"))
+    texts = {}
+    for path in paths:
+        texts[path.stem] = folder / path.name
+        texts[path.stem].write_text("".join(f"{s}\n" for s in lines(path)[:segments]), encoding="utf-8")
+    docids = lines(WMT21_RUEN / "docids.tsv")[: None if segments is None else segments + 1]
+    (folder / "docids.tsv").write_text("".join(f"{row}\n" for row in docids), encoding="utf-8")
+    refs = [p.stem for p in paths if p.parent.name == "refs"]
+    config = {"name": "bench-parallel", "cache": str(folder / "cache"), "format": "plain", "language": "en",
+              "references": {r: str(texts[r]) for r in refs},
+              "systems": {s: str(texts[s]) for s in texts if s not in refs},
+              "docids": {"path": str(folder / "docids.tsv"), "column": "docid"},
+              "annotation": {"cache": str(annotation)}, "metrics": metrics}
+    path = folder / "experiment.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def measure(config: Path, jobs: int) -> dict[str, float]:
+    """``iqsetup -q -j JOBS CONFIG`` in a fresh process: exit code, wall seconds, peak RSS (kB)."""
+    done = subprocess.run([sys.executable, "-c", MEASURE, "-q", "-j", str(jobs), str(config)],
+                          capture_output=True, text=True, check=False)
+    result = json.loads(done.stderr.strip().splitlines()[-1])
+    if result["rc"] != 0:
+        raise SystemExit(f"iqsetup -j {jobs} failed on {config} (exit {result['rc']}): {done.stderr[-500:]}")
+    return result
+
+
+def files(cache: Path) -> dict[str, bytes]:
+    """Every file of a cache by relative path (the lock file aside: it names a process)."""
+    return {str(p.relative_to(cache)): p.read_bytes() for p in sorted(cache.rglob("*"))
+            if p.is_file() and p.name != ".lock"}
+
+
+def run(segments: int | None, jobs: list[int], metrics: list[str], tmp: Path) -> list[list[str]]:
+    """One cold and one warm run per -j; the table rows."""
+    rows = [["-j", "cold wall s", "speed-up", "CPU s", "parent peak MB", "largest worker MB", "warm wall s",
+             "files"]]
+    annotation = tmp / "annotation"  # shared: the parse (the same for every -j) is done once
+    first: tuple[float, dict[str, bytes]] | None = None
+    for n in jobs:
+        config = write_experiment(tmp / f"j{n}", segments, metrics, annotation)
+        cold, warm = measure(config, n), measure(config, n)
+        found = files(config.parent / "cache")
+        first = first or (cold["wall"], found)
+        same = "identical" if found == first[1] else "DIFFER"
+        rows.append([str(n), f"{cold['wall']:.1f}", f"{first[0] / cold['wall']:.2f}x", f"{cold['cpu']:.0f}",
+                     f"{cold['parent_kb'] / 1024:.0f}", f"{cold['workers_kb'] / 1024:.0f}", f"{warm['wall']:.2f}",
+                     f"{len(found)} {same}"])
+    return rows
+
+
+def main() -> int:
+    """Build the experiment, run it per -j, print the table; 0 also when ../shared is absent."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", default=os.environ.get("MTEVAL_BENCH_QUICK") == "1")
+    parser.add_argument("--segments", type=int, help="the first N segments of every text (default: all)")
+    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--syntax", action="store_true", help=f"also {', '.join(SYNTAX)} (parsing: slow)")
+    args = parser.parse_args()
+    if not WMT21_RUEN.exists():
+        print(f"skipped: {WMT21_RUEN} is absent")
+        return 0
+    segments = args.segments or (200 if args.quick else None)
+    metrics = LEXICAL + (SYNTAX if args.syntax else [])
+    with tempfile.TemporaryDirectory(prefix="mteval-bench-parallel-") as name:
+        print(f"iqsetup on WMT21 ru-en ({segments or 'all'} segments, 2 references, 10 systems), "
+              f"{len(metrics)} metrics, cold then warm, {os.cpu_count()} cores")
+        print(table(run(segments, args.jobs, metrics, Path(name))), flush=True)
+        print(f"load average after the runs (other work on this machine): {os.getloadavg()[0]:.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
