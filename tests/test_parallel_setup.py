@@ -49,6 +49,12 @@ def tree(cache: Path) -> dict[str, bytes]:
             for p in sorted(cache.rglob("*")) if p.is_file() and p.name != ".lock"}
 
 
+def pool_workers(stderr: str) -> str | None:
+    """How many worker processes iqsetup said it started (None: it computed in one process)."""
+    found = POOL.search(stderr)
+    return found.group(1) if found else None
+
+
 def summary(stderr: str) -> str:
     """iqsetup's last line without its timing."""
     return re.sub(r"in [\d.]+s", "in Xs", stderr.strip().splitlines()[-1])
@@ -59,7 +65,7 @@ def serial(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.C
     config = experiment(tmp_path_factory.mktemp("serial") / "x")
     result = run("iqsetup", "-j", "1", str(config))
     assert result.returncode == 0, result.stderr
-    assert not POOL.search(result.stderr)
+    assert pool_workers(result.stderr) is None
     return config, result
 
 
@@ -69,7 +75,7 @@ def test_two_jobs_write_the_same_cache_byte_for_byte(serial: tuple[Path, subproc
     parallel = experiment(tmp_path / "x")
     result = run("iqsetup", "-j", "2", str(parallel))
     assert result.returncode == 0, result.stderr
-    assert POOL.search(result.stderr) and POOL.search(result.stderr).group(1) == "2", result.stderr  # type: ignore[union-attr]
+    assert pool_workers(result.stderr) == "2", result.stderr
     expected, found = tree(config.parent / "cache"), tree(parallel.parent / "cache")
     assert any(name.startswith("annotation") for name in found)  # the syntactic family's parses
     assert len([n for n in found if n.endswith(".xml")]) == 17 * len(METRICS)
@@ -85,10 +91,10 @@ def test_engine_jobs_in_the_experiment_file(serial: tuple[Path, subprocess.Compl
     shutil.copytree(config.parent / "cache" / "annotation", parallel.parent / "cache" / "annotation")
     result = run("iqsetup", str(parallel))
     assert result.returncode == 0, result.stderr
-    assert POOL.search(result.stderr).group(1) == "3", result.stderr  # type: ignore[union-attr]
+    assert pool_workers(result.stderr) == "3", result.stderr
     assert tree(parallel.parent / "cache") == tree(config.parent / "cache")
     again = run("iqsetup", "-j", "2", str(parallel))  # warm: nothing computed, no pool started
-    assert "0 file(s) computed" in again.stderr and not POOL.search(again.stderr)
+    assert "0 file(s) computed" in again.stderr and pool_workers(again.stderr) is None
 
 
 @pytest.mark.parametrize(("option", "engine", "problem"), [
@@ -148,7 +154,8 @@ def test_a_killed_worker_is_one_line_and_the_next_run_resumes(tmp_path: Path) ->
     config = ende_config(tmp_path, metrics=metrics)
     process = subprocess.Popen(["iqsetup", "-q", "-j", "2", str(config)], stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True)
-    deadline, workers = time.monotonic() + 60, []
+    deadline = time.monotonic() + 60
+    workers: list[int] = []
     while time.monotonic() < deadline and process.poll() is None and not workers:
         workers = workers_of(process.pid)
         time.sleep(0.05)
