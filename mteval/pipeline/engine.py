@@ -1,11 +1,12 @@
 """Run iqsetup's work units: in this process (``-j 1``, small experiments) or in a local pool of
 worker processes (``-j N``); see ``docs/scaling.md``.
 
-A :class:`Unit` is one metric family against one reference set for a chunk of targets, carrying
-only the texts it needs (the reference sides and the target sides, with their parses for a
-syntactic family). A worker prepares the reference set once, scores each target and returns the
-:class:`~mteval.scores.ScoreSet` objects; the caller (the parent process) writes the files, so
-what is written does not depend on which process computed what, nor in which order.
+A :class:`Unit` is one metric family for a chunk of targets against one or more reference sets
+(one :class:`Part` each), carrying only the texts it needs (the reference and target sides, with
+their parses for a syntactic family). A worker prepares each reference set (once per family it
+works on), scores each target and returns the :class:`~mteval.scores.ScoreSet` objects; the
+caller (the parent process) writes the files, so what is written does not depend on which
+process computed what, nor in which order.
 
 Workers are started with ``spawn`` (no forked torch or thread state), once per run; each keeps
 one instance of every family it is given (as the single-process run keeps one per family), and
