@@ -2,7 +2,8 @@
 
 Each row runs whole processes (start-up, reading, tokenising, scoring, writing) on WMT21 ru-en, 10
 systems x 1000 segments against reference A, and reports the children's CPU seconds and the wall
-time: `iqsetup` on a fresh cache (one metric family per run) beside `sacrebleu` (one process for
+time: `iqsetup` on a fresh cache (one metric family per run; with -j 1 and with the default, one process
+per core) beside `sacrebleu` (one process for
 all systems), `jiwer` and `rouge-score` (one process per system: their command lines take one
 file pair). The last row is the start-up cost: `iqsetup` of one segment. Skips without ../shared.
 
@@ -99,18 +100,20 @@ def main(argv: list[str] | None = None) -> int:
     if not SYSTEMS:
         print("bench_cli: ../shared/data/wmt21-ruen is absent; skipped")
         return 0
-    rows = [["task (10 systems x 1000 segments, ref A)", "mteval CPU s", "wall s", "peer", "peer CPU s", "wall s",
-             "CPU ratio"]]
+    rows = [["task (10 systems x 1000 segments, ref A)", "mteval -j 1 CPU s", "wall s", "default -j CPU s", "wall s",
+             "peer", "peer CPU s", "wall s", "CPU ratio (-j 1)"]]
     with tempfile.TemporaryDirectory(prefix="bench-cli-") as tmp:
         work = Path(tmp)
         for task in args.only.split(","):
             metrics, peer = TASKS[task]
+            single = run_children([[*iqsetup_command(work / task, metrics), "-j", "1"]])
             ours = run_children([iqsetup_command(work / task, metrics)])
             theirs = run_children(peer_commands(task, work))
-            rows.append([f"{task}: {'+'.join(metrics)}", f"{ours[0]:.2f}", f"{ours[1]:.2f}", peer,
-                         f"{theirs[0]:.2f}", f"{theirs[1]:.2f}", f"{theirs[0] / ours[0]:.1f}x"])
+            rows.append([f"{task}: {'+'.join(metrics)}", f"{single[0]:.2f}", f"{single[1]:.2f}", f"{ours[0]:.2f}",
+                         f"{ours[1]:.2f}", peer, f"{theirs[0]:.2f}", f"{theirs[1]:.2f}",
+                         f"{theirs[0] / single[0]:.1f}x"])
         cpu, wall = one_segment_startup(work / "one")
-        rows.append(["start-up: iqsetup of 1 segment, BLEU (best of 5)", f"{cpu:.2f}", f"{wall:.2f}", "", "", "", ""])
+        rows.append(["start-up: iqsetup of 1 segment, BLEU (best of 5)", f"{cpu:.2f}", f"{wall:.2f}", *[""] * 6])
     print(table(rows))
     return 0
 

@@ -25,6 +25,12 @@ METRICS = ["BLEU", "NIST", "chrF", "chrF++", "TER", "WER", "PER", "GTM-2", "ROUG
 POOL = re.compile(r"computing \d+ unit\(s\) of work in (\d+) worker processes")
 
 
+@pytest.fixture(autouse=True)
+def small_work_in_a_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These experiments are small: make -j N use its pool anyway (the installed commands inherit it)."""
+    monkeypatch.setenv("MTEVAL_POOL_MIN_WORK", "0")
+
+
 def experiment(folder: Path, **overrides: object) -> Path:
     """The first SEGMENTS lines of the ru-en sample (2 references, 5 systems) with its own caches."""
     folder.mkdir(parents=True)

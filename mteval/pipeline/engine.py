@@ -32,11 +32,15 @@ from mteval.metrics import registry
 from mteval.metrics.base import MetricFamily, Side
 from mteval.scores import ScoreSet
 
-# The pool is used only for at least MIN_POOL_UNITS units and MIN_POOL_WORK segment-pairs of work
-# (segments x targets, summed over units): below that, starting the workers (~1 s) costs more
-# than the work it would share.
+# The pool is used only for at least MIN_POOL_UNITS units and MIN_POOL_WORK weighted segment-pairs
+# of work (segments x targets, summed over units, times the family's relative cost): below that,
+# starting the workers (~1 s of CPU each: spawn and imports) costs more than the work it would share.
+# The cheap families score about 10,000 segment-pairs a second, the others about 1,000 or fewer
+# (measured with bench/bench_cli.py: one cheap family on 10 systems x 1000 segments ran slower in a pool).
 MIN_POOL_UNITS = 2
-MIN_POOL_WORK = 2000
+MIN_POOL_WORK = 20_000
+CHEAP_FAMILIES = frozenset({"mteval-v13a", "chrF", "WER-PER", "ROUGE"})
+EXPENSIVE = 10  # the relative cost of every other family (TER, GTM, METEOR, the syntactic ones)
 
 Scores = list[dict[str, ScoreSet]]  # per target of a part: variant -> scores
 Result = list[Scores]  # per part of a unit
@@ -66,8 +70,9 @@ class Unit:
 
     @property
     def work(self) -> int:
-        """Segment-pairs to score (what the pool rule counts)."""
-        return sum(len(t) for part in self.parts for t in part.targets)
+        """Segment-pairs to score, weighted by the family's cost (what the pool rule counts)."""
+        pairs = sum(len(t) for part in self.parts for t in part.targets)
+        return pairs if self.family in CHEAP_FAMILIES else EXPENSIVE * pairs
 
 
 class Families:
@@ -114,7 +119,8 @@ def compute(unit: Unit, documents: DocumentIndex, families: Families) -> Result:
 
 def use_pool(units: Sequence[Unit], jobs: int) -> bool:
     """Whether the units are worth a pool (see :data:`MIN_POOL_WORK`)."""
-    return jobs > 1 and len(units) >= MIN_POOL_UNITS and sum(u.work for u in units) >= MIN_POOL_WORK
+    least = int(os.environ.get("MTEVAL_POOL_MIN_WORK", MIN_POOL_WORK))  # 0 forces the pool (tests)
+    return jobs > 1 and len(units) >= MIN_POOL_UNITS and sum(u.work for u in units) >= least
 
 
 def execute(units: Sequence[Unit], documents: DocumentIndex, jobs: int, done: Done,
