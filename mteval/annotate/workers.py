@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import threading
-import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
 from mteval.annotate.model import ArcScores, Sentence
 from mteval.annotate.stanza_adapter import ModelChoice, StanzaParser, set_threads
+from mteval.processes import exit_with_parent
 
 Parsed = list[tuple[Sentence, ArcScores | None]]
 _PARSER: StanzaParser | None = None
@@ -27,21 +26,9 @@ def _start(choice: ModelChoice, parent: int) -> None:
     """Worker initialiser: leave with the parent (its pid given by the parent itself, which may
     already be gone while this worker imports), one torch thread, one pipeline."""
     global _PARSER
-    _exit_with_parent(parent)
+    exit_with_parent(parent)
     set_threads(1)
     _PARSER = StanzaParser(choice)
-
-
-def _exit_with_parent(parent: int, every: float = 0.5) -> None:
-    """A worker whose parent is gone (``kill -9`` of iqsetup) stops at once instead of parsing
-    its batch to the end for nobody (it would hold ~700 MB and a core for minutes)."""
-    def watch() -> None:
-        while True:
-            time.sleep(every)
-            if os.getppid() != parent:
-                os._exit(1)
-
-    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def _parse(texts: Sequence[str]) -> Parsed:

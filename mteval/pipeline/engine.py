@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import threading
-import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -30,6 +28,7 @@ from mteval.errors import MtevalError
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics import registry
 from mteval.metrics.base import MetricFamily, Side
+from mteval.processes import exit_with_parent
 from mteval.scores import ScoreSet
 
 # The pool is used only for at least MIN_POOL_UNITS units and MIN_POOL_WORK weighted segment-pairs
@@ -176,7 +175,7 @@ def _start(documents: DocumentIndex, parent: int) -> None:
 
     _DOCUMENTS = documents
     set_quiet(True)
-    _exit_with_parent(parent)
+    exit_with_parent(parent)
 
 
 def _compute(unit: Unit) -> Result:
@@ -184,12 +183,3 @@ def _compute(unit: Unit) -> Result:
     return compute(unit, _DOCUMENTS, _FAMILIES)
 
 
-def _exit_with_parent(parent: int, every: float = 0.5) -> None:
-    """Stop at once when the parent is gone (``kill -9`` of iqsetup) instead of working for nobody."""
-    def watch() -> None:
-        while True:
-            time.sleep(every)
-            if os.getppid() != parent:
-                os._exit(1)
-
-    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
