@@ -55,7 +55,7 @@ from mteval.meta.paired import (
 from mteval.metrics import registry
 from mteval.metrics.base import RECOMPUTE, STATS, MetricFamily, Side, StatsFamily
 from mteval.pipeline.config import Experiment
-from mteval.pipeline.evaluate import Selection, check_statistics, higher_is_better
+from mteval.pipeline.evaluate import Selection, SubsetTexts, check_statistics, higher_is_better
 from mteval.store.cache import ScoreCache, refset_name
 
 LOG = logging.getLogger(__name__)
@@ -183,28 +183,16 @@ def statistics_for(metric: str, experiment: Experiment, cache: ScoreCache, sel: 
     family = _family(metric, experiment)
     if isinstance(family, StatsFamily) and family.aggregation("sys") == STATS:
         score = partial(family.scores_from_stats, variant=registry.canonical(metric))
-        if len(rows) < len(texts) and _recomputable(family, metric, sel, texts):
-            return MetricInput(_subset_statistics(family, sel, texts, rows), score, direction), RECOMPUTE
+        if len(rows) < len(texts) and family.subset_rule("sys", registry.canonical(metric)) == RECOMPUTE:
+            subset = SubsetTexts.of(experiment, texts)  # as -doOQ -T: the lines are the test set
+            stats = np.stack([subset.statistics(family.family, system, tuple(sel.references), rows)
+                              for system in sel.systems])
+            return MetricInput(stats, score, direction), RECOMPUTE
         stats = np.stack(_cached_statistics(metric, family, cache, sel, texts, rows))
         return MetricInput(stats, score, direction), STATS
     refset, n_segments = refset_name(sel.references), len(texts)
     segments = np.stack([cache.load(s, refset, metric, n_segments).segments[rows] for s in sel.systems])
     return MetricInput.from_segments(segments, direction), MEAN
-
-
-def _recomputable(family: StatsFamily, metric: str, sel: Selection, texts: Any) -> bool:
-    """A metric whose subset statistics depend on the subset's references (NIST's information
-    weights, mteval-v13a run on those lines), with every selected reference a plain text."""
-    return (family.subset_rule("sys", registry.canonical(metric)) == RECOMPUTE
-            and all(r in texts.references for r in sel.references))
-
-
-def _subset_statistics(family: StatsFamily, sel: Selection, texts: Any, rows: np.ndarray) -> np.ndarray:
-    """The selected lines' statistics computed again from their texts (docs/statistics.md): the
-    subset is the test set, as for ``iqeval -doOQ -T``; resamples of it keep its weights."""
-    prepared = family.prepare([Side(r, texts.references[r].segments).rows(rows) for r in sel.references])
-    return np.stack([family.segment_stats(Side(s, texts.systems[s].segments).rows(rows), prepared)
-                     for s in sel.systems])
 
 
 # ---- the comparison ----
