@@ -200,6 +200,7 @@ class SubsetTexts:
         self._families: dict[str, StatsFamily] = {}
         self._prepared: dict[tuple[str, tuple[str, ...], bytes], Any] = {}
         self._stats: dict[tuple[str, str, tuple[str, ...], bytes], np.ndarray] = {}
+        self._sides: dict[str, list[Side]] = {}
 
     @classmethod
     def of(cls, experiment: Experiment, texts: LoadedTexts) -> SubsetTexts:
@@ -226,7 +227,13 @@ class SubsetTexts:
         return self._families[name]
 
     def sides(self, name: str) -> list[Side]:
-        """A text as one side, or a generated reference set (``NAME.1`` .. ``NAME.K``) as K sides."""
+        """A text as one side, or a generated reference set (``NAME.1`` .. ``NAME.K``) as K sides
+        (files read once per selection)."""
+        if name not in self._sides:
+            self._sides[name] = self._read_sides(name)
+        return self._sides[name]
+
+    def _read_sides(self, name: str) -> list[Side]:
         if name in self.texts.references or name in self.texts.systems:
             return [Side(name, self.texts.text(name).segments)]
         folder = self.generated
