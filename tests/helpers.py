@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,3 +33,27 @@ def ende_config(tmp: Path, **overrides: Any) -> Path:
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """Run an installed command; never raises on a non-zero exit."""
     return subprocess.run(list(args), capture_output=True, text=True, cwd=cwd, timeout=600)
+
+
+def small_experiment(folder: Path, metrics: Sequence[str], segments: int = 20, **overrides: Any) -> Path:
+    """The first ``segments`` lines of the ru-en sample (2 references, 5 systems) with its own caches."""
+    folder.mkdir(parents=True)
+    texts = {p.stem: p for p in sorted((RUEN / "refs").glob("*.en")) + sorted((RUEN / "sys").glob("*.en"))}
+    for name, source in texts.items():
+        lines = source.read_text(encoding="utf-8").splitlines(keepends=True)[:segments]
+        (folder / f"{name}.txt").write_text("".join(lines), encoding="utf-8")
+    config = {"name": "parallel", "cache": str(folder / "cache"), "language": "en",
+              "references": {r: str(folder / f"{r}.txt") for r in ("A", "B")},
+              "systems": {s: str(folder / f"{s}.txt") for s in texts if s not in ("A", "B")},
+              "annotation": {"cache": str(folder / "cache" / "annotation")}, "metrics": list(metrics), **overrides}
+    path = folder / "experiment.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def cache_tree(cache: Path) -> dict[str, bytes]:
+    """Every file under a cache (scores and annotation) by relative path; the lock file, which
+    holds a process id, aside, and the annotation shards' names without the id of the process
+    that wrote them (``PID-SEQ-HASH.conllu``: mteval.annotate.cache)."""
+    return {re.sub(r"/\d+-(\d+-\w+\.\w+)$", r"/\1", str(p.relative_to(cache))): p.read_bytes()
+            for p in sorted(cache.rglob("*")) if p.is_file() and p.name != ".lock"}

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
-from helpers import RUEN, ende_config, run
+from helpers import cache_tree as tree
+from helpers import ende_config, run, small_experiment
 
 from mteval.store.iqxml import parse
 
@@ -33,26 +33,7 @@ def small_work_in_a_pool(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def experiment(folder: Path, **overrides: object) -> Path:
     """The first SEGMENTS lines of the ru-en sample (2 references, 5 systems) with its own caches."""
-    folder.mkdir(parents=True)
-    texts = {p.stem: p for p in sorted((RUEN / "refs").glob("*.en")) + sorted((RUEN / "sys").glob("*.en"))}
-    for name, source in texts.items():
-        lines = source.read_text(encoding="utf-8").splitlines(keepends=True)[:SEGMENTS]
-        (folder / f"{name}.txt").write_text("".join(lines), encoding="utf-8")
-    config = {"name": "parallel", "cache": str(folder / "cache"), "language": "en",
-              "references": {r: str(folder / f"{r}.txt") for r in ("A", "B")},
-              "systems": {s: str(folder / f"{s}.txt") for s in texts if s not in ("A", "B")},
-              "annotation": {"cache": str(folder / "cache" / "annotation")}, "metrics": METRICS, **overrides}
-    path = folder / "experiment.yaml"
-    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-    return path
-
-
-def tree(cache: Path) -> dict[str, bytes]:
-    """Every file under a cache (scores and annotation) by relative path; the lock file, which
-    holds a process id, aside, and the annotation shards' names without the id of the process
-    that wrote them (``PID-SEQ-HASH.conllu``: mteval.annotate.cache)."""
-    return {re.sub(r"/\d+-(\d+-\w+\.\w+)$", r"/\1", str(p.relative_to(cache))): p.read_bytes()
-            for p in sorted(cache.rglob("*")) if p.is_file() and p.name != ".lock"}
+    return small_experiment(folder, METRICS, SEGMENTS, **overrides)
 
 
 def pool_workers(stderr: str) -> str | None:
@@ -109,8 +90,10 @@ def test_engine_jobs_in_the_experiment_file(serial: tuple[Path, subprocess.Compl
     ("257", None, "option -j: expected an integer from 1 to 256, got '257'"),
     (None, {"jobs": "x"}, "key 'engine.jobs': expected an integer from 1 to 256, got 'x'"),
     (None, {"jobs": 0}, "key 'engine.jobs': expected an integer from 1 to 256, got 0"),
-    (None, {"workers": 2}, "key 'engine': unknown key 'workers'; allowed: jobs"),
-    (None, 4, "key 'engine': expected a mapping with keys jobs, got 4"),
+    (None, {"workers": 2}, "key 'engine': unknown key 'workers'; allowed: jobs, dask"),
+    (None, 4, "key 'engine': expected a mapping with keys jobs, dask, got 4"),
+    (None, {"dask": 8786}, "key 'engine.dask': expected 'local', a scheduler address such as tcp://host:8786"),
+    (None, {"dask": "tcp://a b"}, "key 'engine.dask': expected 'local', a scheduler address"),
 ])
 def test_bad_jobs_are_one_line_errors(tmp_path: Path, option: str | None, engine: object, problem: str) -> None:
     config = ende_config(tmp_path, **({} if engine is None else {"engine": engine}))

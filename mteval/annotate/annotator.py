@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Sequence
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from mteval import progress
 from mteval.annotate.cache import AnnotationCache, cache_key
 from mteval.annotate.chunking import MAX_SEGMENT_WORDS
 from mteval.annotate.model import ArcScores, Sentence
+from mteval.annotate.remote import ModelSpec, Parsed, RemoteParser
 from mteval.annotate.stanza_adapter import (
     DEFAULT_PROCESSORS,
     WORDS_CUT,
@@ -47,6 +49,7 @@ BATCH_SIZE = 500  # segments per parse call and per cache shard
 # AUTO_PARALLEL_MIN segments are to be parsed (each worker loads the models: ~600 MB, a few seconds)
 AUTO_WORKERS = 4
 AUTO_PARALLEL_MIN = 200
+REMOTE_BATCHES_PER_SLOT = 4  # with a remote engine: batches per parallel slot (a lost worker costs little)
 
 
 class Annotator:
@@ -54,8 +57,11 @@ class Annotator:
 
     def __init__(self, cache_dir: Path, language: str = "en", model_paths: dict[str, str] | None = None,
                  processors: str = DEFAULT_PROCESSORS, workers: int | None = None,
-                 max_words: int = MAX_WORDS, batch_size: int = BATCH_SIZE) -> None:
+                 max_words: int = MAX_WORDS, batch_size: int = BATCH_SIZE,
+                 remote: RemoteParser | None = None) -> None:
         self.language = language
+        self.remote = remote  # parse there (a Dask cluster) instead of in local processes
+        self.model_paths = tuple(sorted((k, str(v)) for k, v in (model_paths or {}).items()))
         self.choice = resolve_models(language, available_processors(language, processors, model_paths), model_paths)
         self.processors = ",".join(self.choice.processors)
         self._identity = model_identity(self.choice)
@@ -124,17 +130,48 @@ class Annotator:
         with self.cache.locked():
             self.cache.refresh()
             todo = sorted((k, self._texts[k]) for k in keys if k not in self.cache)
-            workers = self._workers_for(len(todo))
-            size = self.batch_size if workers == 1 else max(1, min(self.batch_size, -(-len(todo) // workers)))
-            batches = [todo[start: start + size] for start in range(0, len(todo), size)]
             with progress.bar(len(todo), "parsing", unit="sent") as shown:
-                if workers > 1 and len(batches) > 1:
-                    self._parse_parallel(batches, workers, shown)
-                else:
-                    for batch in batches:
-                        nonempty = [t for _, t in batch if t]
-                        self._commit(batch, self._get_parser().parse(nonempty) if nonempty else [])
-                        shown.update(len(batch))
+                self._parse_todo(todo, shown)
+
+    def _parse_todo(self, todo: list[tuple[str, str]], shown: progress.Bar) -> None:
+        """Parse here, in local worker processes (a large job) or on the remote engine; the cache
+        gets the same shards (``batch_size`` texts each, in key order) however the work is cut."""
+        shards = _batches(todo, self.batch_size)
+        if self.remote is not None:
+            remote, spec = self.remote, ModelSpec(self.language, self.choice.processors, self.model_paths,
+                                                  self._identity)
+            self._parse_pieces(shards, remote.threads() * REMOTE_BATCHES_PER_SLOT,
+                               lambda texts: remote.parse(spec, texts), shown)
+            return
+        workers = self._workers_for(len(todo))
+        if workers > 1 and len(todo) > 1:
+            from mteval.annotate.workers import parse_parallel  # noqa: PLC0415
+
+            self._parse_pieces(shards, workers, lambda texts: parse_parallel(self.choice, texts,
+                                                                             min(workers, len(texts))), shown)
+            return
+        for shard in shards:
+            nonempty = [t for _, t in shard if t]
+            self._commit(shard, self._get_parser().parse(nonempty) if nonempty else [])
+            shown.update(len(shard))
+
+    def _parse_pieces(self, shards: list[list[tuple[str, str]]], slots: int,
+                      parse: Callable[[list[list[str]]], Iterator[tuple[int, Parsed]]], shown: progress.Bar) -> None:
+        """Cut the shards into pieces for ``slots`` parallel parsers, parse them (results in any
+        order) and commit each shard, in order, once all its pieces are back."""
+        size = max(1, min(self.batch_size, -(-sum(map(len, shards)) // slots)))
+        pieces = [(i, shard[start: start + size]) for i, shard in enumerate(shards)
+                  for start in range(0, len(shard), size)]
+        needed = Counter(i for i, _ in pieces)
+        back: dict[int, dict[int, Parsed]] = defaultdict(dict)  # shard -> piece -> parses
+        next_shard = 0
+        for index, parsed in parse([[t for _, t in piece if t] for _, piece in pieces]):
+            back[pieces[index][0]][index] = parsed
+            shown.update(len(pieces[index][1]))
+            while next_shard < len(shards) and len(back[next_shard]) == needed[next_shard]:
+                parts = back.pop(next_shard)
+                self._commit(shards[next_shard], [p for k in sorted(parts) for p in parts[k]])
+                next_shard += 1
 
     def _workers_for(self, n_texts: int) -> int:
         """The configured workers, or (None) one per core up to AUTO_WORKERS for large jobs; the
@@ -154,15 +191,6 @@ class Annotator:
             LOG.warning("%d distinct segment(s) longer than %d words or %d characters were cut there for parsing",
                         long, self.max_words, max_chars(self.max_words))
         return [p.text for p in prepared]
-
-    def _parse_parallel(self, batches: list[list[tuple[str, str]]], workers: int, shown: progress.Bar) -> None:
-        """Parse batches in worker processes, committing each as soon as it is done."""
-        from mteval.annotate.workers import parse_parallel  # noqa: PLC0415
-
-        texts = [[t for _, t in batch if t] for batch in batches]
-        for index, parsed in parse_parallel(self.choice, texts, min(workers, len(batches))):
-            self._commit(batches[index], parsed)
-            shown.update(len(batches[index]))
 
     def _commit(self, items: list[tuple[str, str]], parsed: Sequence[tuple[Sentence, ArcScores | None]]) -> None:
         """Write one parsed batch of (key, text) to the cache (empty texts need no parse)."""
@@ -186,3 +214,7 @@ class Annotator:
         if self._parser is None:
             self._parser = StanzaParser(self.choice)
         return self._parser
+
+
+def _batches(todo: list[tuple[str, str]], size: int) -> list[list[tuple[str, str]]]:
+    return [todo[start: start + size] for start in range(0, len(todo), size)]

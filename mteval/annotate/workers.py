@@ -14,11 +14,10 @@ import os
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
-from mteval.annotate.model import ArcScores, Sentence
+from mteval.annotate.remote import Parsed
 from mteval.annotate.stanza_adapter import ModelChoice, StanzaParser, set_threads
 from mteval.processes import exit_with_parent
 
-Parsed = list[tuple[Sentence, ArcScores | None]]
 _PARSER: StanzaParser | None = None
 
 

@@ -7,14 +7,16 @@ Examples::
     iqsetup -JACK configs/example.yaml      # also system/system files (for -doJACK)
     iqsetup -remake configs/example.yaml    # recompute everything
     iqsetup -j 2 configs/example.yaml       # two worker processes (default: one per core)
+    iqsetup --scheduler tcp://head:8786 configs/example.yaml   # on a Dask cluster
     IQsetup configs/IQsetup.config configs/IQeval.config   # the manual's form: also write IQeval.config
 
 IQeval.config (the second file) names the experiment (setup=) and holds IQeval's predefined sets:
 metrics= (shown without -M), metrics_FAMILY=, all_systems=, all_refs=, all_segs=. iqsetup rewrites
 them on every run and keeps the sets you add below the line '# --- your sets ...'.
 
--j N (or 'engine: {jobs: N}' in the experiment file) computes in N processes; the files are the
-same byte for byte whatever N (docs/scaling.md).
+-j N (or 'engine: {jobs: N}' in the experiment file) computes in N processes; --scheduler ADDRESS
+(or 'engine: {dask: ADDRESS}') on a Dask cluster. The files are the same byte for byte whatever N
+or cluster (docs/scaling.md).
 """
 
 from __future__ import annotations
@@ -46,6 +48,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-j", "--jobs", metavar="N",
                         help=f"worker processes, 1 to {MAX_JOBS} (default: the experiment's engine: {{jobs: N}}, "
                         "else one per core); the files are the same for any N")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="compute on a Dask cluster: a scheduler address (tcp://host:8786), a scheduler file "
+                        "(.json), or 'local' for a local cluster of -j workers (default: the experiment's "
+                        "engine: {dask: ...}; needs pip install 'mteval[dask]'); the files are the same")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="no progress messages or bars (bars show only on a terminal anyway)")
     return parser
@@ -69,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"iqsetup: [{time.perf_counter() - started:7.1f}s] {message}", file=sys.stderr, flush=True)
 
         report = run_setup(legacy_eval_config.computable(experiment), texts, jack=args.jack, remake=args.remake,
-                           progress=progress, jobs=jobs)
+                           progress=progress, jobs=jobs, dask=args.scheduler)
         if kept is not None:
             out = Path(args.eval_config)
             legacy_eval_config.write_eval_config(experiment, Path(args.config), out,

@@ -7,10 +7,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mteval.errors import ConfigError
 from mteval.pipeline.config import Experiment
+
+if TYPE_CHECKING:
+    from mteval.annotate.remote import RemoteParser
 
 # experiment keys under 'annotation:' (passed to mteval.annotate.annotator.Annotator)
 ANNOTATION_KEYS = {"cache", "model_paths", "processors", "workers", "max_words", "batch_size"}
@@ -19,8 +22,10 @@ ANNOTATION_KEYS = {"cache", "model_paths", "processors", "workers", "max_words",
 class AnnotationProvider:
     """Lazily annotates all texts of an experiment, once, and serves them per text."""
 
-    def __init__(self, experiment: Experiment, texts: Mapping[str, Sequence[str]]) -> None:
+    def __init__(self, experiment: Experiment, texts: Mapping[str, Sequence[str]],
+                 remote: RemoteParser | None = None) -> None:
         self.experiment = experiment
+        self.remote = remote  # parse there (a Dask cluster: mteval.pipeline.dask_engine)
         self.texts = dict(texts)
         self._annotator: Any = None
         self._sentences: dict[str, Any] = {}
@@ -37,7 +42,7 @@ class AnnotationProvider:
                 raise ConfigError(f"key 'annotation': unknown keys {sorted(unknown)}; allowed: "
                                   f"{', '.join(sorted(ANNOTATION_KEYS))}", self.experiment.config_path)
             cache_dir = Path(options.pop("cache", self.experiment.cache / ".annotation"))
-            self._annotator = Annotator(cache_dir, language=self.experiment.language, **options)
+            self._annotator = Annotator(cache_dir, language=self.experiment.language, remote=self.remote, **options)
         return self._annotator
 
     def add_text(self, name: str, segments: Sequence[str]) -> None:

@@ -48,7 +48,7 @@ CASES = ("cs", "ci")
 MAX_METRIC_NAME = 100
 # integer options under 'annotation:' (read by mteval.annotate.annotator.Annotator): inclusive ranges
 ANNOTATION_RANGES = {"workers": (1, 64), "max_words": (1, 10_000), "batch_size": (1, 100_000)}
-ENGINE_KEYS = ("jobs",)  # under 'engine:' (docs/scaling.md)
+ENGINE_KEYS = ("jobs", "dask")  # under 'engine:' (docs/scaling.md)
 MAX_JOBS = 256
 _LANGUAGE = re.compile(r"^[a-z]{2,3}(?:[-_][a-z0-9]{2,8})*\Z")  # en, de, zh-hans, pt_br
 _PROCESSOR = re.compile(r"^[a-z_]+\Z")
@@ -91,6 +91,7 @@ class Experiment:
     hybridize: dict[str, Any] | None = None  # validated by mteval.pipeline.hybrid.spec_of
     docids: DocidsSpec | None = None  # documents of plain texts (WMT's one-id-a-line file)
     jobs: int | None = None  # 'engine: {jobs: N}': iqsetup's worker processes (None: one per core)
+    dask: str | None = None  # 'engine: {dask: ADDRESS}': a Dask scheduler (or 'local', or a scheduler file)
 
     @property
     def reference_names(self) -> tuple[str, ...]:
@@ -424,23 +425,46 @@ def _from_mapping(data: Any, path: Path) -> Experiment:
         case_sensitive=None if case is None else case == "cs",
         sets=parse_sets(data, path), annotation=_annotation(data, path), hybridize=data.get("hybridize"),
         docids=_docids(data, path), jobs=_engine_jobs(data, path),
+        dask=_engine_dask(data, path),
     )
     check_set_names(experiment, data.get("sets"), path)
     folder_names(experiment)  # validates the hybridize options and the hybrid set's name
     return experiment
 
 
-def _engine_jobs(data: dict, path: Path) -> int | None:
-    """``engine: {jobs: N}`` (an integer from 1 to :data:`MAX_JOBS`), or None when not given."""
+def _engine(data: dict, path: Path) -> dict:
+    """The ``engine:`` mapping (empty when not given), its keys checked."""
     value, line = data.get("engine"), line_of(data, "engine")
     if value is None:
-        return None
+        return {}
     if not isinstance(value, dict):
         raise _err(path, "engine", f"expected a mapping with keys {', '.join(ENGINE_KEYS)}, got {quote(value)}", line)
     unknown = [k for k in value if k not in ENGINE_KEYS]
     if unknown:
         raise _err(path, "engine", f"unknown key {quote(unknown[0])}; allowed: {', '.join(ENGINE_KEYS)}",
                    line_of(value, unknown[0]) or line)
+    return value
+
+
+def _engine_dask(data: dict, path: Path) -> str | None:
+    """``engine: {dask: ADDRESS}``: ``local``, a scheduler address (``tcp://host:8786``), or a Dask
+    scheduler file (``.json``, relative to the experiment file); None when not given."""
+    value = _engine(data, path).get("dask")
+    if value is None:
+        return None
+    line = line_of(data["engine"], "dask") or line_of(data, "engine")
+    if not isinstance(value, str) or not value.strip() or any(c.isspace() for c in value.strip()):
+        raise _err(path, "engine.dask", "expected 'local', a scheduler address such as tcp://host:8786, or a "
+                   f"scheduler file (.json); got {quote(value)}", line)
+    value = value.strip()
+    if value.endswith(".json"):
+        return str(resolve_path(path.parent, value, "engine.dask", path, line))
+    return value
+
+
+def _engine_jobs(data: dict, path: Path) -> int | None:
+    """``engine: {jobs: N}`` (an integer from 1 to :data:`MAX_JOBS`), or None when not given."""
+    value, line = _engine(data, path), line_of(data, "engine")
     jobs = value.get("jobs")
     if jobs is not None:
         _integer(jobs, 1, MAX_JOBS, "engine.jobs", path, line_of(value, "jobs") or line)

@@ -32,6 +32,7 @@ from mteval.metrics.base import STATS, MetricFamily, Side
 from mteval.pipeline import engine, hybrid
 from mteval.pipeline.annotation import AnnotationProvider
 from mteval.pipeline.config import Experiment
+from mteval.pipeline.dask_engine import DaskEngine
 from mteval.pipeline.engine import Part, Result, Scores, Unit
 from mteval.pipeline.texts import LoadedTexts
 from mteval.progress import Bar, bar
@@ -108,7 +109,7 @@ class SetupRun:
     """One iqsetup run over an experiment's loaded texts."""
 
     def __init__(self, experiment: Experiment, texts: LoadedTexts, remake: bool = False,
-                 progress: Progress | None = None) -> None:
+                 progress: Progress | None = None, cluster: DaskEngine | None = None) -> None:
         self.experiment = experiment
         self.texts = texts
         self.remake = remake
@@ -118,7 +119,8 @@ class SetupRun:
         names = list(texts.references) + list(texts.systems)
         self.segments = {n: texts.text(n).segments for n in names}
         self.groups: dict[str, list[str]] = {}  # a reference-set member standing for several texts (HYB)
-        self.annotations = AnnotationProvider(experiment, self.segments)
+        self.cluster = cluster  # a Dask cluster computes (and parses) instead of local processes
+        self.annotations = AnnotationProvider(experiment, self.segments, cluster)
         self._sides: dict[tuple[str, bool, bool], Side] = {}
 
     def add_group(self, name: str, texts: list[tuple[str, ...]]) -> None:
@@ -204,12 +206,19 @@ class SetupRun:
 
 def run_setup(experiment: Experiment, texts: LoadedTexts, jack: bool = False, remake: bool = False,
               progress: Progress | None = None, targets: tuple[str, ...] | None = None,
-              jobs: int | None = None) -> SetupReport:
+              jobs: int | None = None, dask: str | None = None) -> SetupReport:
     """Compute (or find up to date) every requested metric file of an experiment, holding the
     cache's lock (a concurrent run on the same cache waits). ``jobs``: worker processes (None: the
-    experiment's ``engine: {jobs: N}``, else one per core); the files are the same for any value."""
-    with exclusive(experiment.cache):
-        return _run_setup(experiment, texts, jack, remake, progress, targets, jobs_of(experiment, jobs))
+    experiment's ``engine: {jobs: N}``, else one per core); ``dask``: a Dask scheduler's address
+    (or ``local``; None: the experiment's ``engine: {dask: ...}``), to compute there instead. The
+    files are the same either way."""
+    address = dask or experiment.dask
+    with exclusive(experiment.cache), ExitStack() as stack:
+        cluster = None
+        if address is not None:
+            cluster = stack.enter_context(DaskEngine(address, jobs or experiment.jobs, progress))
+        run = SetupRun(experiment, texts, remake, progress, cluster)
+        return _run_setup(run, jack, targets, jobs_of(experiment, jobs))
 
 
 def jobs_of(experiment: Experiment, jobs: int | None = None) -> int:
@@ -217,15 +226,13 @@ def jobs_of(experiment: Experiment, jobs: int | None = None) -> int:
     return jobs or experiment.jobs or os.cpu_count() or 1
 
 
-def _run_setup(experiment: Experiment, texts: LoadedTexts, jack: bool, remake: bool,
-               progress: Progress | None, targets: tuple[str, ...] | None, jobs: int) -> SetupReport:
-    run = SetupRun(experiment, texts, remake, progress)
+def _run_setup(run: SetupRun, jack: bool, targets: tuple[str, ...] | None, jobs: int) -> SetupReport:
+    experiment, progress = run.experiment, run.progress
     run.cache.remove_temporaries()  # left by a killed run; we hold the lock, so none is in use
     pairs = plan_pairs(experiment, jack, targets)
     spec = hybrid.spec_of(experiment)
     if spec is not None:
-        if progress:
-            progress(f"hybridizing references {', '.join(spec.references)} (cap {spec.cap})")
+        progress(f"hybridizing references {', '.join(spec.references)} (cap {spec.cap})")
         generated, _ = hybrid.build(spec, run.annotations, experiment.cache / ".hybrid")
         run.add_group(spec.name, generated)
         pairs += [Pair(s, (spec.name,)) for s in experiment.system_names if targets is None or s in targets]
@@ -233,7 +240,7 @@ def _run_setup(experiment: Experiment, texts: LoadedTexts, jack: bool, remake: b
     for family_name, variants in registry.group_by_family(experiment.metrics).items():
         family = registry.create(family_name, experiment.case_sensitive)
         planned += run.plan_family(family, variants, pairs)  # parses here, before any worker starts
-    _compute(run, chunked(planned, jobs), jobs)
+    _compute(run, chunked(planned, 2 if run.cluster else jobs), jobs)
     return run.report
 
 
@@ -259,8 +266,10 @@ def chunked(planned: list[Planned], jobs: int) -> list[list[Piece]]:
 def _compute(run: SetupRun, work: list[list[Piece]], jobs: int) -> None:
     """Compute the units (in worker processes when worth it) and write their files as they come."""
     units = [run.unit(pieces) for pieces in work]
-    pooled = engine.use_pool(units, jobs)
-    if pooled:
+    pooled = run.cluster is not None or engine.use_pool(units, jobs)
+    if run.cluster is not None and units:
+        run.progress(f"computing {len(units)} unit(s) of work on the Dask cluster")
+    elif pooled:
         run.progress(f"computing {len(units)} unit(s) of work in {min(jobs, len(units))} worker processes")
     files: dict[int, list[str]] = {}
     with _Tracker(work, run.progress, pooled) as tracker:
@@ -269,7 +278,10 @@ def _compute(run: SetupRun, work: list[list[Piece]], jobs: int) -> None:
                             for f in run.save(plan, chunk, scores)]
             tracker.done(index)
 
-        engine.execute(units, run.texts.documents, jobs, done, tracker.started)
+        if run.cluster is not None:
+            run.cluster.execute(units, run.texts.documents, done, tracker.started)
+        else:
+            engine.execute(units, run.texts.documents, jobs, done, tracker.started)
     for index in sorted(files):  # in plan order, whatever order the units finished in
         run.report.computed += len(files[index])
         run.report.files += files[index]

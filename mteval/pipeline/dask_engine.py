@@ -1,0 +1,259 @@
+"""Run iqsetup's work on a Dask distributed cluster (``iqsetup --scheduler ADDRESS`` or
+``engine: {dask: ADDRESS}``; ``local`` starts a ``LocalCluster``): see ``docs/scaling.md``.
+
+The same work as :mod:`mteval.pipeline.engine` -- metric :class:`~mteval.pipeline.engine.Unit`\\ s
+and parse batches of distinct sentences -- goes to Dask workers as tasks. This process (the
+client) keeps both caches: workers receive texts and the models' identity, send back
+:class:`~mteval.scores.ScoreSet`\\ s and parsed sentences, and never need a shared file system;
+the client writes every file, so the files are the same as a local run's.
+
+* Each worker resolves the models from its own mteval installation, checks that their identity
+  (file hashes) is the client's, and loads them once per process (:func:`parse_batch`).
+* Every task carries the client's mteval version; a worker with another version (or without
+  mteval) fails the run with one line, before any file is written for its tasks.
+* A worker that dies costs only its tasks: Dask runs them again elsewhere. A task that kills
+  workers repeatedly (Dask's ``allowed-failures``), or a lost scheduler, ends the run with one
+  line; the files already written are kept and a re-run resumes from them.
+
+``dask`` and ``distributed`` are an optional extra (``pip install mteval[dask]``); they are
+imported only when a run is configured to use them.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import mteval
+from mteval.annotate.remote import ModelSpec, Parsed
+from mteval.errors import MtevalError, quote
+from mteval.io.corpus import DocumentIndex
+from mteval.pipeline.engine import Done, Families, Result, Unit, compute
+
+LOCAL = "local"  # engine: {dask: local} starts a LocalCluster of `jobs` single-thread workers
+CONNECT_TIMEOUT = 10.0  # seconds to reach a scheduler before giving up
+BATCHES_PER_THREAD = 4  # parse batches per worker thread (small batches: a lost worker costs little)
+
+
+class DaskError(MtevalError):
+    """The cluster cannot run the work (unreachable, lost, a worker unfit for it)."""
+
+
+def require_distributed() -> Any:
+    """The ``distributed`` module, or a one-line error saying how to install it."""
+    try:
+        import distributed  # noqa: PLC0415 - optional, heavy
+    except ImportError:
+        raise DaskError("the Dask engine needs the 'dask' extra: pip install 'mteval[dask]'") from None
+    return distributed
+
+
+class DaskEngine:
+    """A client of one Dask cluster for one run, connected on first use (a run with nothing to
+    compute never connects); a context manager that closes what it opened."""
+
+    def __init__(self, address: str, jobs: int | None = None,
+                 progress: Callable[[str], None] | None = None) -> None:
+        self.address = address
+        self.jobs = jobs
+        self.progress = progress or (lambda message: None)
+        self._client: Any = None
+        self._cluster: Any = None
+
+    def __enter__(self) -> DaskEngine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Disconnect (and stop a LocalCluster this engine started)."""
+        for closing in (self._client, self._cluster):
+            if closing is not None:
+                try:
+                    closing.close()
+                except Exception:  # noqa: BLE001 - the scheduler may be gone already
+                    pass
+        self._client = self._cluster = None
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            self._client = self._connect()
+            check_workers(self._client, self.address)
+        return self._client
+
+    def threads(self) -> int:
+        """Worker threads in the cluster now (what the work is cut for)."""
+        return max(1, sum(self.client.nthreads().values()))
+
+    def _connect(self) -> Any:
+        distributed = require_distributed()
+        logging.getLogger("distributed").setLevel(logging.ERROR)  # worker losses are handled here
+        if self.address == LOCAL:
+            self._cluster = distributed.LocalCluster(n_workers=self.jobs, threads_per_worker=1, processes=True,
+                                                     dashboard_address=None)
+            client = distributed.Client(self._cluster)
+            self.progress(f"dask: started a local cluster of {len(self._cluster.workers)} worker(s)")
+            return client
+        kwargs: dict[str, Any] = {"timeout": CONNECT_TIMEOUT}
+        if self.address.endswith(".json"):
+            if not Path(self.address).is_file():
+                raise DaskError(f"Dask scheduler file not found: {self.address}")
+            kwargs["scheduler_file"] = self.address
+        else:
+            kwargs["address"] = self.address
+        try:
+            client = distributed.Client(**kwargs)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise DaskError(f"cannot reach the Dask scheduler at {quote(self.address)}: "
+                            f"{_first_line(exc)}") from None
+        workers = client.nthreads()
+        if not workers:
+            client.close()
+            raise DaskError(f"the Dask scheduler at {self.address} has no workers")
+        self.progress(f"dask: {len(workers)} worker(s), {sum(workers.values())} thread(s) at {self.address}")
+        return client
+
+    def execute(self, units: Sequence[Unit], documents: DocumentIndex, done: Done,
+                started: Callable[[int], None] | None = None) -> None:
+        """Compute every unit on the cluster, calling ``done`` here as each result arrives."""
+        if not units:
+            return
+        version = mteval.__version__
+        futures = {self.client.submit(run_unit, unit, documents, version, pure=False): index
+                   for index, unit in enumerate(units)}
+        if started:
+            for index in range(len(units)):
+                started(index)
+        for index, result in self._results(futures):
+            done(index, result)
+
+    def parse(self, spec: ModelSpec, batches: Sequence[Sequence[str]]) -> Iterator[tuple[int, Parsed]]:
+        """``(batch index, parsed batch)`` in completion order, parsed on the cluster."""
+        version = mteval.__version__
+        futures = {self.client.submit(parse_batch, spec, list(batch), version, pure=False): index
+                   for index, batch in enumerate(batches)}
+        return self._results(futures)
+
+    def _results(self, futures: dict[Any, int]) -> Iterator[tuple[int, Any]]:
+        """Each future's (index, result) as it completes; cluster failures as one line."""
+        distributed = require_distributed()
+        try:
+            for future in distributed.as_completed(list(futures)):
+                index = futures.pop(future)
+                result = future.result()
+                future.release()
+                yield index, result
+        except MtevalError:
+            raise
+        except distributed.KilledWorker as exc:
+            raise DaskError(f"Dask workers died running the same task ({_first_line(exc)}; out of memory?); "
+                            f"the files already written are kept: run again to resume") from None
+        except ModuleNotFoundError as exc:
+            raise DaskError(f"a Dask worker cannot import {exc.name} (is mteval installed there?)") from None
+        except Exception as exc:
+            if _is_lost_cluster(exc):
+                raise DaskError(f"lost the Dask scheduler at {self.address} ({type(exc).__name__}); the files "
+                                f"already written are kept: run again to resume") from None
+            raise
+        finally:
+            for future in futures:
+                future.cancel()
+
+
+def _is_lost_cluster(exc: BaseException) -> bool:
+    """Whether an exception means the connection to the cluster is gone (not a bug in a task)."""
+    from concurrent.futures import CancelledError  # noqa: PLC0415
+
+    from distributed.comm.core import CommClosedError  # noqa: PLC0415
+
+    return isinstance(exc, (CancelledError, CommClosedError, OSError, TimeoutError))
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]
+
+
+def check_workers(client: Any, address: str) -> None:
+    """Fail with one line unless every worker imports this mteval version (checked with a builtin,
+    so that a worker without mteval answers with an error instead of failing to unpickle)."""
+    answers = client.run(eval, "__import__('mteval').__version__", on_error="return")
+    for worker, answer in sorted(answers.items()):
+        if isinstance(answer, BaseException):
+            raise DaskError(f"Dask worker {worker} cannot import mteval ({_first_line(answer)}): install "
+                            f"mteval {mteval.__version__} there")
+        if answer != mteval.__version__:
+            raise DaskError(f"Dask worker {worker} runs mteval {answer}, this machine {mteval.__version__}: "
+                            f"install the same version on every worker")
+
+
+# --- on a worker -----------------------------------------------------------------------------------
+
+_LOCAL = threading.local()  # per worker thread: its Families (a family instance is not thread-safe)
+_PARSERS: dict[str, tuple[Any, threading.Lock]] = {}  # identity -> (StanzaParser, its lock), per process
+_PARSERS_LOCK = threading.Lock()
+
+
+def _worker_address() -> str:
+    from distributed import get_worker  # noqa: PLC0415
+
+    try:
+        return str(get_worker().address)
+    except ValueError:  # not in a worker (a direct call)
+        return "(this process)"
+
+
+def _same_version(version: str) -> None:
+    if version != mteval.__version__:
+        raise DaskError(f"Dask worker {_worker_address()} runs mteval {mteval.__version__}, the client "
+                        f"{version}: install the same version on every worker")
+
+
+def run_unit(unit: Unit, documents: DocumentIndex, version: str) -> Result:
+    """Task: score one unit (each worker thread keeps its family instances and preparations)."""
+    _same_version(version)
+    families = getattr(_LOCAL, "families", None)
+    if families is None:
+        families = _LOCAL.families = Families(keep=True)
+    from mteval.progress import set_quiet  # noqa: PLC0415
+
+    set_quiet(True)
+    return compute(unit, documents, families)
+
+
+def parse_batch(spec: ModelSpec, texts: list[str], version: str) -> Parsed:
+    """Task: parse one batch with this worker's models (loaded once per process, checked against
+    the client's identity; one batch at a time per process: a Stanza pipeline is not thread-safe)."""
+    _same_version(version)
+    with _PARSERS_LOCK:
+        if spec.identity not in _PARSERS:
+            _PARSERS[spec.identity] = (_load_parser(spec), threading.Lock())
+        parser, lock = _PARSERS[spec.identity]
+    with lock:
+        return parser.parse(texts)
+
+
+def _load_parser(spec: ModelSpec) -> Any:
+    from mteval.annotate.stanza_adapter import (  # noqa: PLC0415 - heavy: stanza/torch
+        StanzaParser,
+        model_identity,
+        resolve_models,
+        set_threads,
+    )
+
+    where = _worker_address()
+    try:
+        choice = resolve_models(spec.language, spec.processors, dict(spec.model_paths))
+    except MtevalError as exc:
+        raise DaskError(f"Dask worker {where}: {exc.problem}") from None
+    identity = model_identity(choice)
+    if identity != spec.identity:
+        raise DaskError(f"Dask worker {where} has other models than the client (its {quote(identity, 120)}): "
+                        f"install the same models on every worker")
+    set_threads(1)  # as the local parse workers: one torch thread per task
+    return StanzaParser(choice)
