@@ -12,6 +12,9 @@ Metric names: a file is stored under the name the user wrote (an alias such as t
 (:func:`mteval.metrics.registry.canonical`), once per target even when two spellings ask for it, and
 the signature is the canonical variant's.
 
+Learned metrics (an experiment's ``learned: {NAME: MODEL.json}``, :mod:`mteval.pipeline.learned`):
+their features join the requested metrics, and NAME is written for every pair once they are cached.
+
 Parallelism (``-j N``, ``docs/scaling.md``): the stale work is cut into units (a family, a chunk of
 targets, their reference sets: :func:`chunked`) computed by :mod:`mteval.pipeline.engine`, here or in worker processes;
 this module alone writes the files, so they are the same for any number of jobs.
@@ -20,6 +23,7 @@ this module alone writes the files, so they are the same for any number of jobs.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 from collections import defaultdict
 from collections.abc import Callable
@@ -29,7 +33,7 @@ from itertools import groupby
 
 from mteval.metrics import registry
 from mteval.metrics.base import STATS, MetricFamily, Side
-from mteval.pipeline import engine, hybrid
+from mteval.pipeline import engine, hybrid, learned
 from mteval.pipeline.annotation import AnnotationProvider
 from mteval.pipeline.config import Experiment
 from mteval.pipeline.engine import Part, Result, Scores, Unit
@@ -38,6 +42,7 @@ from mteval.progress import Bar, bar
 from mteval.store.cache import ScoreCache, refset_name
 from mteval.store.lock import exclusive
 
+LOG = logging.getLogger(__name__)
 Progress = Callable[[str], None]
 UNIT_TARGETS = 1  # with several jobs, targets per work unit (docs/scaling.md)
 Chunk = list[tuple["Pair", list[str]]]  # some targets of a family x reference set and their stale names
@@ -208,8 +213,11 @@ def run_setup(experiment: Experiment, texts: LoadedTexts, jack: bool = False, re
     """Compute (or find up to date) every requested metric file of an experiment, holding the
     cache's lock (a concurrent run on the same cache waits). ``jobs``: worker processes (None: the
     experiment's ``engine: {jobs: N}``, else one per core); the files are the same for any value."""
+    experiment, models = learned.prepare(experiment)  # a bad model file: one line, before anything is written
     with exclusive(experiment.cache):
-        return _run_setup(experiment, texts, jack, remake, progress, targets, jobs_of(experiment, jobs))
+        report = _run_setup(experiment, texts, jack, remake, progress, targets, jobs_of(experiment, jobs))
+        _write_learned(experiment, texts, models, jack, remake, progress, targets, report)
+        return report
 
 
 def jobs_of(experiment: Experiment, jobs: int | None = None) -> int:
@@ -235,6 +243,25 @@ def _run_setup(experiment: Experiment, texts: LoadedTexts, jack: bool, remake: b
         planned += run.plan_family(family, variants, pairs)  # parses here, before any worker starts
     _compute(run, chunked(planned, jobs), jobs)
     return run.report
+
+
+def _write_learned(experiment: Experiment, texts: LoadedTexts, models: list[learned.LearnedModel], jack: bool,
+                   remake: bool, progress: Progress | None, targets: tuple[str, ...] | None,
+                   report: SetupReport) -> None:
+    """The learned metrics (``learned:``) for every pair whose features are now cached."""
+    planned = plan_pairs(experiment, jack, targets)
+    spec = hybrid.spec_of(experiment)  # the systems against the hybridized set too, as _run_setup
+    if spec is not None:
+        planned += [Pair(s, (spec.name,)) for s in experiment.system_names if targets is None or s in targets]
+    pairs = [(pair.target, pair.refset) for pair in planned]
+    cache = ScoreCache(experiment.cache)
+    for model in models:
+        if progress:
+            progress(f"learned metric {model.name}: {len(pairs)} pair(s) from {', '.join(model.columns.values())}")
+        written, skipped = learned.write_pairs(cache, texts.documents, model, pairs, remake, LOG.warning)
+        report.computed += len(written)
+        report.files += written
+        report.skipped += skipped
 
 
 def chunked(planned: list[Planned], jobs: int) -> list[list[Piece]]:
