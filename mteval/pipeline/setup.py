@@ -249,6 +249,8 @@ def _write_learned(experiment: Experiment, texts: LoadedTexts, models: list[lear
                    remake: bool, progress: Progress | None, targets: tuple[str, ...] | None,
                    report: SetupReport) -> None:
     """The learned metrics (``learned:``) for every pair whose features are now cached."""
+    if not models:
+        return
     planned = plan_pairs(experiment, jack, targets)
     spec = hybrid.spec_of(experiment)  # the systems against the hybridized set too, as _run_setup
     if spec is not None:
