@@ -109,6 +109,10 @@ def test_iqsetup_computes_a_listed_model_and_recomputes_it_when_needed(tmp_path:
     stored = parse(cache / "Online-B" / "A_B" / "RUEN.xml").scores.system
     assert scores[("Online-B", "A_B", "RUEN")] == pytest.approx(stored)
 
+    tried = run("iqeval", "-TRYoq", str(RUEN / "sys" / "AFRL.en"), "-G", "sys", str(config))  # a new system
+    assert tried.returncode == 0 and tried.stdout.splitlines()[0].split() == ["SYS", "BLEU-4", "RUEN"], tried.stdout
+    assert (cache / "AFRL" / "A_B" / "RUEN.xml").is_file()
+
     body = json.loads(local.read_text(encoding="utf-8"))
     for feature in body["features"]:
         feature["weight"] *= 2

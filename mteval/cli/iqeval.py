@@ -143,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             texts = load_texts(experiment)
         cache = ScoreCache(experiment.cache)
-        metrics = args.metrics if args.metrics or not tried else ",".join(experiment.metrics)
+        metrics = args.metrics if args.metrics or not tried else ",".join(experiment.metrics
+                                                                           + experiment.learned_names)
         sel = evaluate.select(experiment, cache, len(texts), metrics, systems, args.references,
                               args.segments, args.level, args.doref)
         records = [r for name in chosen for r in ACTIONS[name](args, experiment, cache, sel, texts)]
