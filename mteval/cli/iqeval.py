@@ -106,14 +106,16 @@ def render(records: list[dict], args: argparse.Namespace) -> None:
 
 def remake(args: argparse.Namespace, experiment: Experiment, texts: LoadedTexts) -> None:
     """-remake (manual §4.2: "remake metric computations"): recompute every file of the selected
-    metrics (users' own metrics, which mteval does not compute, are read as they are)."""
+    metrics (a learned one with its features; users' own metrics, which mteval does not compute,
+    are read as they are)."""
     cache = ScoreCache(experiment.cache)
     chosen = resolve(experiment, "-M", args.metrics, evaluate.default_metrics(experiment, cache))
-    target = computable(dataclasses.replace(experiment, metrics=tuple(chosen)))
-    kept = [m for m in chosen if m not in target.metrics]
+    learned = tuple(spec for spec in experiment.learned if spec.name in chosen)
+    target = computable(dataclasses.replace(experiment, metrics=tuple(chosen), learned=learned))
+    kept = [m for m in chosen if m not in target.metrics and m not in target.learned_names]
     if kept:
         print(f"iqeval: -remake: not computed by mteval, read as they are: {', '.join(kept)}", file=sys.stderr)
-    if target.metrics:
+    if target.metrics or target.learned:
         report = run_setup(target, texts, jack=args.doJACK, remake=True)
         print(f"iqeval: -remake: {report.computed} file(s) computed", file=sys.stderr)
 
@@ -141,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             texts = load_texts(experiment)
         cache = ScoreCache(experiment.cache)
-        metrics = args.metrics if args.metrics or not tried else ",".join(experiment.metrics)
+        metrics = args.metrics if args.metrics or not tried else ",".join(experiment.metrics
+                                                                           + experiment.learned_names)
         sel = evaluate.select(experiment, cache, len(texts), metrics, systems, args.references,
                               args.segments, args.level, args.doref)
         records = [r for name in chosen for r in ACTIONS[name](args, experiment, cache, sel, texts)]

@@ -129,7 +129,7 @@ def family_of(name: str) -> str:
 def did_you_mean(name: str) -> str:
     """``"; did you mean 'X'?"`` for the closest known metric, family or alias names ("" if none)."""
     _load()
-    known = list(_VARIANTS) + list(_ALIASES) + family_names()
+    known = list(dict.fromkeys([*_VARIANTS, *_ALIASES, *family_names()]))  # a name in two lists: offered once
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.75)
     return f"; did you mean {' or '.join(quote(c) for c in close)}?" if close else ""
 

@@ -43,7 +43,7 @@ from mteval.pipeline.safe_yaml import (
 )
 
 KEYS = ("name", "cache", "source", "references", "systems", "docids", "format", "language", "case", "metrics",
-        "sets", "annotation", "hybridize", "engine")
+        "sets", "annotation", "hybridize", "engine", "learned")
 CASES = ("cs", "ci")
 MAX_METRIC_NAME = 100
 # integer options under 'annotation:' (read by mteval.annotate.annotator.Annotator): inclusive ranges
@@ -74,6 +74,16 @@ class DocidsSpec:
 
 
 @dataclass(frozen=True)
+class LearnedSpec:
+    """A learned metric listed under ``learned:``: its name, its model file (``mteval tune
+    --save-model``; read by iqsetup only, :mod:`mteval.pipeline.learned`) and the line declaring it."""
+
+    name: str
+    path: Path
+    line: int | None = None
+
+
+@dataclass(frozen=True)
 class Experiment:
     """A validated experiment."""
 
@@ -92,6 +102,7 @@ class Experiment:
     docids: DocidsSpec | None = None  # documents of plain texts (WMT's one-id-a-line file)
     jobs: int | None = None  # 'engine: {jobs: N}': iqsetup's worker processes (None: one per core)
     dask: str | None = None  # 'engine: {dask: ADDRESS}': a Dask scheduler (or 'local', or a scheduler file)
+    learned: tuple[LearnedSpec, ...] = ()  # 'learned: {NAME: MODEL.json}' (docs/tuning.md)
 
     @property
     def reference_names(self) -> tuple[str, ...]:
@@ -100,6 +111,10 @@ class Experiment:
     @property
     def system_names(self) -> tuple[str, ...]:
         return tuple(s.name for s in self.systems)
+
+    @property
+    def learned_names(self) -> tuple[str, ...]:
+        return tuple(spec.name for spec in self.learned)
 
 
 def folder_names(experiment: Experiment) -> tuple[str, ...]:
@@ -233,15 +248,19 @@ def _check_names(data: dict, refs: tuple[TextSpec, ...], systems: tuple[TextSpec
         raise _err(path, key, collision_problem(clashes[0]), line_of(data.get(key), clashes[0][1]))
 
 
-def _metric_names(data: dict, path: Path) -> tuple[str, ...]:
+def _metric_names(data: dict, path: Path, optional: bool = False) -> tuple[str, ...]:
+    """``metrics:`` expanded to variant names (``optional``: may be omitted when ``learned:``
+    names metrics, whose features iqsetup adds)."""
     value, line = data.get("metrics"), line_of(data, "metrics")
+    if value is None and optional:
+        return ()
     if value is None:
         raise _err(path, "metrics", "missing; list metric or family names, e.g. [BLEU, NIST: all]", line)
     requested: list[str] = []
     for item in value if isinstance(value, list) else [value]:
         requested.extend(_metric_item(item, path, line))
     expanded = tuple(_checked(lambda: registry.expand(requested), path, line))
-    if not expanded:
+    if not expanded and not optional:
         raise _err(path, "metrics", "no metrics; list at least one metric or family, e.g. [BLEU, NIST: all]",
                    line)
     return expanded
@@ -413,6 +432,7 @@ def _from_mapping(data: Any, path: Path) -> Experiment:
     refs = _text_specs(data, "references", path, fmt)
     systems = _text_specs(data, "systems", path, fmt)
     _check_names(data, refs, systems, path)
+    learned = _learned(data, path)
     source = None
     if data.get("source") is not None:
         source = _spec_of("source", data["source"], "source", path, fmt, line_of(data, "source"))
@@ -420,12 +440,12 @@ def _from_mapping(data: Any, path: Path) -> Experiment:
         name=_experiment_name(data, path), config_path=path,
         cache=resolve_path(path.parent, _or_default(data, "cache", f"{path.stem}-cache"), "cache", path,
                            line_of(data, "cache")),
-        references=refs, systems=systems, metrics=_metric_names(data, path),
+        references=refs, systems=systems, metrics=_metric_names(data, path, optional=bool(learned)),
         source=source, language=_language(data, path),
         case_sensitive=None if case is None else case == "cs",
         sets=parse_sets(data, path), annotation=_annotation(data, path), hybridize=data.get("hybridize"),
         docids=_docids(data, path), jobs=_engine_jobs(data, path),
-        dask=_engine_dask(data, path),
+        dask=_engine_dask(data, path), learned=learned,
     )
     check_set_names(experiment, data.get("sets"), path)
     folder_names(experiment)  # validates the hybridize options and the hybrid set's name
@@ -471,6 +491,41 @@ def _engine_jobs(data: dict, path: Path) -> int | None:
     return jobs
 
 
+def _learned(data: dict, path: Path) -> tuple[LearnedSpec, ...]:
+    """``learned: {NAME: MODEL.json}``: learned metrics (``mteval tune --save-model``) that iqsetup
+    computes from their features. NAME is a cache file name and no name of mteval's metrics (not
+    even in another case: the files would clash on case-insensitive file systems). The model files
+    are read by iqsetup only (iqeval reads the cache)."""
+    value, line = data.get("learned"), line_of(data, "learned")
+    if value is None:
+        return ()
+    if not isinstance(value, dict) or not value:
+        raise _err(path, "learned", "expected a mapping metric name -> model file (mteval tune --save-model), "
+                   f"got {quote(value)}", line)
+    specs = []
+    for name, model in value.items():
+        where = line_of(value, name) or line
+        problem = name_problem(name) or _metric_clash(name)
+        if problem is not None:
+            raise _err(path, "learned", problem, where)
+        specs.append(LearnedSpec(name, resolve_path(path.parent, model, f"learned.{name}", path, where), where))
+    clashes = names.collisions([s.name for s in specs])
+    if clashes:
+        raise _err(path, "learned", collision_problem(clashes[0]), line_of(value, clashes[0][1]) or line)
+    return tuple(specs)
+
+
+def _metric_clash(name: str) -> str | None:
+    """Why a learned metric may not be called ``name``: it is (in some case) a name of mteval's metrics."""
+    known = {n.casefold(): n for n in [*registry.all_variants(), *registry.alias_table(), *registry.family_names()]}
+    same = known.get(name.casefold())
+    if same is None:
+        return None
+    spelled = "is" if same == name else "differs only in case from"
+    return (f"learned metric name {quote(name)} {spelled} the metric name {quote(same)}; give the learned "
+            "metric another name")
+
+
 def _docids(data: dict, path: Path) -> DocidsSpec | None:
     """``docids: FILE`` or ``docids: {path: FILE, column: N | NAME}`` (a TSV column: 1-based number,
     or a header name)."""
@@ -493,7 +548,8 @@ def _docids(data: dict, path: Path) -> DocidsSpec | None:
 def check_set_names(experiment: Experiment, sets: Any, path: Path) -> None:
     """A set may not be named like a system, reference or metric: iqeval -S/-R/-M would read the set
     where the user meant the item (silently another selection)."""
-    items = set(experiment.system_names + experiment.reference_names + experiment.metrics)
+    items = set(experiment.system_names + experiment.reference_names + experiment.metrics
+                + experiment.learned_names)
     for name in experiment.sets:
         if name in items:
             raise _err(path, "sets", f"set name {quote(name)} is also a system, reference or metric name; "

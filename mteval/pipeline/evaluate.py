@@ -55,10 +55,11 @@ class Selection:
 
 def default_metrics(experiment: Experiment, cache: ScoreCache,
                     available: list[tuple[str, str, str]] | None = None) -> list[str]:
-    """The configured metrics, then any other metric found in the cache (users' own files);
-    ``available`` is ``cache.available()`` when the caller already has it."""
+    """The configured metrics (``learned:`` ones after the others), then any other metric found in
+    the cache (users' own files); ``available`` is ``cache.available()`` when the caller already has it."""
     found = sorted({m for _, _, m in (cache.available() if available is None else available)})
-    return list(experiment.metrics) + [m for m in found if m not in experiment.metrics]
+    configured = list(dict.fromkeys(experiment.metrics + experiment.learned_names))
+    return configured + [m for m in found if m not in configured]
 
 
 def select(experiment: Experiment, cache: ScoreCache, n_segments: int, metrics: str | None = None,
@@ -90,8 +91,8 @@ def _complete_user_metrics(experiment: Experiment, cache: ScoreCache, have: set[
     rows = targets_and_refsets(sel)
     keep = []
     for metric in sel.metrics:
-        problem = None if metric in experiment.metrics else _user_metric_problem(cache, have, rows, metric,
-                                                                                  n_segments)
+        configured = metric in experiment.metrics or metric in experiment.learned_names
+        problem = None if configured else _user_metric_problem(cache, have, rows, metric, n_segments)
         if problem is None:
             keep.append(metric)
         else:

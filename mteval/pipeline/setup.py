@@ -12,6 +12,9 @@ Metric names: a file is stored under the name the user wrote (an alias such as t
 (:func:`mteval.metrics.registry.canonical`), once per target even when two spellings ask for it, and
 the signature is the canonical variant's.
 
+Learned metrics (an experiment's ``learned: {NAME: MODEL.json}``, :mod:`mteval.pipeline.learned`):
+their features join the requested metrics, and NAME is written for every pair once they are cached.
+
 Parallelism (``-j N``, ``docs/scaling.md``): the stale work is cut into units (a family, a chunk of
 targets, their reference sets: :func:`chunked`) computed by :mod:`mteval.pipeline.engine`, here or in worker processes;
 this module alone writes the files, so they are the same for any number of jobs.
@@ -20,6 +23,7 @@ this module alone writes the files, so they are the same for any number of jobs.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 from collections import defaultdict
 from collections.abc import Callable
@@ -29,7 +33,7 @@ from itertools import groupby
 
 from mteval.metrics import registry
 from mteval.metrics.base import STATS, MetricFamily, Side
-from mteval.pipeline import engine, hybrid
+from mteval.pipeline import engine, hybrid, learned
 from mteval.pipeline.annotation import AnnotationProvider
 from mteval.pipeline.config import Experiment
 from mteval.pipeline.dask_engine import DaskEngine
@@ -39,6 +43,7 @@ from mteval.progress import Bar, bar
 from mteval.store.cache import ScoreCache, refset_name
 from mteval.store.lock import exclusive
 
+LOG = logging.getLogger(__name__)
 Progress = Callable[[str], None]
 UNIT_TARGETS = 1  # with several jobs, targets per work unit (docs/scaling.md)
 Chunk = list[tuple["Pair", list[str]]]  # some targets of a family x reference set and their stale names
@@ -212,13 +217,24 @@ def run_setup(experiment: Experiment, texts: LoadedTexts, jack: bool = False, re
     experiment's ``engine: {jobs: N}``, else one per core); ``dask``: a Dask scheduler's address
     (or ``local``; None: the experiment's ``engine: {dask: ...}``), to compute there instead. The
     files are the same either way."""
+    experiment, models = learned.prepare(experiment)  # a bad model file: one line, before anything is written
     address = dask or experiment.dask
     with exclusive(experiment.cache), ExitStack() as stack:
         cluster = None
         if address is not None:
             cluster = stack.enter_context(DaskEngine(address, jobs or experiment.jobs, progress))
         run = SetupRun(experiment, texts, remake, progress, cluster)
-        return _run_setup(run, jack, targets, jobs_of(experiment, jobs))
+        report = _run_setup(run, jack, targets, jobs_of(experiment, jobs))
+        _write_learned(experiment, texts, models, jack, remake, progress, targets, report)
+        return report
+
+
+def hybrid_pairs(experiment: Experiment, targets: tuple[str, ...] | None = None) -> list[Pair]:
+    """The systems (``targets`` only, when given) against the hybridized reference set, if any."""
+    spec = hybrid.spec_of(experiment)
+    if spec is None:
+        return []
+    return [Pair(s, (spec.name,)) for s in experiment.system_names if targets is None or s in targets]
 
 
 def jobs_of(experiment: Experiment, jobs: int | None = None) -> int:
@@ -229,19 +245,36 @@ def jobs_of(experiment: Experiment, jobs: int | None = None) -> int:
 def _run_setup(run: SetupRun, jack: bool, targets: tuple[str, ...] | None, jobs: int) -> SetupReport:
     experiment, progress = run.experiment, run.progress
     run.cache.remove_temporaries()  # left by a killed run; we hold the lock, so none is in use
-    pairs = plan_pairs(experiment, jack, targets)
+    pairs = plan_pairs(experiment, jack, targets) + hybrid_pairs(experiment, targets)
     spec = hybrid.spec_of(experiment)
     if spec is not None:
         progress(f"hybridizing references {', '.join(spec.references)} (cap {spec.cap})")
         generated, _ = hybrid.build(spec, run.annotations, experiment.cache / ".hybrid")
         run.add_group(spec.name, generated)
-        pairs += [Pair(s, (spec.name,)) for s in experiment.system_names if targets is None or s in targets]
     planned: list[Planned] = []
     for family_name, variants in registry.group_by_family(experiment.metrics).items():
         family = registry.create(family_name, experiment.case_sensitive)
         planned += run.plan_family(family, variants, pairs)  # parses here, before any worker starts
     _compute(run, chunked(planned, 2 if run.cluster else jobs), jobs)
     return run.report
+
+
+def _write_learned(experiment: Experiment, texts: LoadedTexts, models: list[learned.LearnedModel], jack: bool,
+                   remake: bool, progress: Progress | None, targets: tuple[str, ...] | None,
+                   report: SetupReport) -> None:
+    """The learned metrics (``learned:``) for every pair whose features are now cached."""
+    if not models:
+        return
+    planned = plan_pairs(experiment, jack, targets) + hybrid_pairs(experiment, targets)
+    pairs = [(pair.target, pair.refset) for pair in planned]
+    cache = ScoreCache(experiment.cache)
+    for model in models:
+        if progress:
+            progress(f"learned metric {model.name}: {len(pairs)} pair(s) from {', '.join(model.columns.values())}")
+        written, skipped = learned.write_pairs(cache, texts.documents, model, pairs, remake, LOG.warning)
+        report.computed += len(written)
+        report.files += written
+        report.skipped += skipped
 
 
 def chunked(planned: list[Planned], jobs: int) -> list[list[Piece]]:

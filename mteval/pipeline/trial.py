@@ -38,7 +38,8 @@ def with_trial_system(experiment: Experiment, path: str | Path, name: str | None
     if clashes:
         raise ConfigError(f"-TRY: {collision_problem(clashes[0])}; give another with --try-name",
                           experiment.config_path)
-    if name in experiment.sets or name in experiment.metrics:  # iqeval -S NAME would read the set
+    taken_metrics = experiment.metrics + experiment.learned_names
+    if name in experiment.sets or name in taken_metrics:  # iqeval -S NAME would read the set
         raise ConfigError(f"-TRY: name {quote(name)} is a set or metric name of the experiment; give another "
                           "with --try-name", experiment.config_path)
     return dataclasses.replace(experiment, systems=experiment.systems + (TextSpec(name, path),))

@@ -23,6 +23,7 @@ optimistic.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,14 +35,14 @@ from mteval.meta.greedy_ridge import greedy_ridge_learner
 from mteval.meta.judged import Judged
 from mteval.meta.learners import OBJECTIVES, criterion
 from mteval.meta.linear_metric import LinearMetric
-from mteval.meta.model_file import ModelFile, file_digest, read_model, training_identity, write_model
+from mteval.meta.model_file import ModelFile, read_model, training_identity, write_model
 from mteval.meta.nested_cv import Learner, Nested, nested_cv, ridge_learner
 from mteval.meta.tune_report import FoldReport, build_report
 from mteval.meta.ulc import ulc_learner
 from mteval.meta.weight_tuning import split_documents
-from mteval.metrics.base import mean_score_set
 from mteval.pipeline.config import Experiment
 from mteval.pipeline.evaluate import higher_is_better
+from mteval.pipeline.learned import differing, feature_files, model_signature, store_pair
 from mteval.pipeline.texts import LoadedTexts
 from mteval.store.cache import ScoreCache, refset_name
 from mteval.store.iqxml import parse
@@ -205,20 +206,24 @@ def _signature(name: str, model: LinearMetric, options: TuneOptions, identity: s
 
 
 def _store(experiment: Experiment, texts: LoadedTexts, cache: ScoreCache, name: str, model: LinearMetric,
-           signature: str) -> int:
-    """Apply ``model`` to every (target, reference set) pair with all its features; files written."""
+           signature: str, trained: Mapping[str, str] | None = None) -> tuple[int, list[str]]:
+    """Apply ``model`` to every (target, reference set) pair of the cache with all its features
+    (:func:`mteval.pipeline.learned.store_pair`); (files written, features whose cached signature
+    differs from the one in ``trained``)."""
     pairs: dict[tuple[str, str], set[str]] = {}
     for target, refset, metric in cache.available():
         pairs.setdefault((target, refset), set()).add(metric)
-    used, written = model.selected(), 0
+    used, written, differ = model.selected(), 0, set()
     with exclusive(experiment.cache):
         for (target, refset), metrics in sorted(pairs.items()):
             if set(used) <= metrics:
-                values = {m: cache.load(target, refset, m, len(texts)).segments for m in used}
-                scores = mean_score_set(model.apply(values), texts.documents)
-                cache.save(target, refset, name, scores, texts.documents.doc_ids, signature, "tuned")
+                files = feature_files(cache, target, refset, {m: m for m in used}, len(texts))
+                if files is None:
+                    continue
+                differ |= differing(trained or {}, files)
+                store_pair(cache, target, refset, name, model, files, texts.documents, signature)
                 written += 1
-    return written
+    return written, sorted(differ)
 
 
 def tune_metric(experiment: Experiment, texts: LoadedTexts, features: tuple[str, ...], assessments: str,
@@ -242,7 +247,7 @@ def tune_metric(experiment: Experiment, texts: LoadedTexts, features: tuple[str,
                          "smaller --l1-ratio or other features", assessments)
     report = build_report(data, nested, baseline, BASELINE, options.by_documents, options.n_boot)
     identity = training_identity(assessments, experiment.name)
-    written = _store(experiment, texts, cache, name, model, _signature(name, model, options, identity))
+    written = _store(experiment, texts, cache, name, model, _signature(name, model, options, identity))[0]
     if options.save_model:
         _save_model(options.save_model, name, model, cache, rated[0], refset_name(experiment.reference_names),
                     {"experiment": experiment.name, "assessments": str(assessments), "identity": identity,
@@ -295,16 +300,8 @@ def report_lines(result: TuningResult) -> list[str]:
 def apply_model_file(experiment: Experiment, texts: LoadedTexts, path: str | Path, name: str) -> tuple[int, list[str]]:
     """Store the learned metric of a model file (trained elsewhere) as metric ``name`` for every
     pair of this experiment's cache with all its features; returns (files written, features whose
-    cached signature differs from the one the model was trained on: scores computed differently)."""
+    cached signature differs from the one the model was trained on: scores computed differently).
+    An experiment's ``learned:`` key has iqsetup do this (:mod:`mteval.pipeline.learned`)."""
     model = read_model(path)
-    cache = ScoreCache(experiment.cache)
-    differ = set()
-    for target, refset, metric in cache.available():
-        if metric in model.signatures and model.signatures[metric]:
-            found = cache.find(target, refset, metric)
-            if found is not None and parse(found).signature != model.signatures[metric]:
-                differ.add(metric)
-    identity = model.training.get("identity", "unknown")
-    signature = (f"metric:{name}|model:{Path(path).name}:{file_digest(path)[:16]}|"
-                 f"{','.join(f'{k}={v:.6g}' for k, v in model.metric.to_dict().items())}|trained-on:{identity}")
-    return _store(experiment, texts, cache, name, model.metric, signature), sorted(differ)
+    return _store(experiment, texts, ScoreCache(experiment.cache), name, model.metric,
+                  model_signature(name, path, model), model.signatures)
