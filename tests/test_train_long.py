@@ -1,0 +1,158 @@
+"""models/train_long.py: atomic checkpoints, the learning curve, and resuming after a kill.
+
+The resume tests run the driver on a few EWT sentences (batches of 10, dev every 2 steps, one niced
+thread) from ../shared/ud/en_ewt, and check that a run stopped (SIGKILL, or a segment's end) and resumed
+reaches the same cumulative step count, the same learning curve and bit-identical weights as an
+uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, SHARED
+
+torch = pytest.importorskip("torch")
+
+SCRIPT = ROOT / "models" / "train_long.py"
+UD = SHARED / "ud" / "en_ewt"
+needs_ud = pytest.mark.skipif(not (UD / "en_ewt-ud-train.conllu").exists(),
+                              reason="../shared/ud/en_ewt (UD English-EWT) is absent")
+TINY = ["--no-prepare", "--limit-train", "40", "--limit-dev", "20", "--batch-size", "10", "--eval-every", "2",
+        "--patience", "100", "--log-every", "100"]
+
+
+def _module():
+    spec = importlib.util.spec_from_file_location("train_long", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+tl = _module()
+
+
+def _command(work: Path, *extra: str) -> list[str]:
+    return ["nice", "-n", "19", sys.executable, str(SCRIPT), "--work", str(work), "--ud", str(UD), *TINY, *extra]
+
+
+def _env() -> dict[str, str]:
+    return dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+
+
+def _run(work: Path, *extra: str) -> str:
+    done = subprocess.run(_command(work, *extra), env=_env(), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def _weights(folder: Path) -> dict:
+    return torch.load(folder / "checkpoint.pt", map_location="cpu", weights_only=False)
+
+
+def _same_weights(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def _curve(folder: Path) -> list[list[str]]:
+    # step, total_step, the scores, best, optimizer (not the timings)
+    return [[r[k] for k in list(r)[:-4]] for r in tl.read_curve(folder / "curve.tsv")]
+
+
+def test_checkpoint_is_atomic_and_falls_back_to_the_previous_one(tmp_path: Path) -> None:
+    tl.save_checkpoint(tmp_path, {"step": 200, "model": {"w": torch.ones(3)}})
+    assert not (tmp_path / "checkpoint.prev.pt").exists()
+    tl.save_checkpoint(tmp_path, {"step": 400, "model": {"w": torch.zeros(3)}})
+    assert tl.load_checkpoint(tmp_path)["step"] == 400
+    assert torch.load(tmp_path / "checkpoint.prev.pt", weights_only=False)["step"] == 200
+    assert not [p for p in tmp_path.iterdir() if ".tmp-" in p.name]
+    # a torn write of checkpoint.pt (cannot happen through os.replace, but a disk can lose it): previous one
+    data = (tmp_path / "checkpoint.pt").read_bytes()
+    (tmp_path / "checkpoint.pt").write_bytes(data[: len(data) // 2])
+    assert tl.load_checkpoint(tmp_path)["step"] == 200
+    # killed between the two renames: only checkpoint.prev.pt is there
+    (tmp_path / "checkpoint.pt").unlink()
+    assert tl.load_checkpoint(tmp_path)["step"] == 200
+    (tmp_path / "checkpoint.prev.pt").unlink()
+    assert tl.load_checkpoint(tmp_path) is None
+
+
+def test_rng_state_round_trip(tmp_path: Path) -> None:
+    tl.seed_everything(7)
+    tl.save_checkpoint(tmp_path, {"step": 1, "rng": tl.rng_state()})
+    first = (torch.rand(3), __import__("random").random())
+    tl.seed_everything(8)
+    tl.set_rng_state(tl.load_checkpoint(tmp_path)["rng"])
+    again = (torch.rand(3), __import__("random").random())
+    assert torch.equal(first[0], again[0]) and first[1] == again[1]
+
+
+def test_curve_is_rebuilt_from_the_history(tmp_path: Path) -> None:
+    rows = [{"step": s, "total_step": 3000 + s, "UAS": 80.0 + s / 100, "LAS": 76.0, "best": 1, "optimizer": "adam",
+             "train_loss": None if s == 0 else 0.5, "sec_per_step": None if s == 0 else 1.6, "wall_s": 1.6 * s,
+             "timestamp": "2026-01-01T00:00:00Z"} for s in (0, 200, 400)]
+    path = tmp_path / "curve.tsv"
+    tl.write_curve(path, rows[:2], tl.DEP_METRICS)
+    tl.append_curve(path, rows[2], tl.DEP_METRICS)
+    read = tl.read_curve(path)
+    assert [r["step"] for r in read] == ["0", "200", "400"]
+    assert read[1]["UAS"] == "82.00" and read[2]["total_step"] == "3400" and read[0]["train_loss"] == ""
+    tl.write_curve(path, rows[:1], tl.DEP_METRICS)  # a resume from the step-0 checkpoint drops the later rows
+    assert [r["step"] for r in tl.read_curve(path)] == ["0"]
+
+
+@needs_ud
+@pytest.mark.shared
+def test_tagger_resumes_exactly_after_sigkill(tmp_path: Path) -> None:
+    straight, killed = tmp_path / "straight", tmp_path / "killed"
+    _run(straight, "--phases", "pos", "--max-steps", "12")
+    # the same run with a high cap, killed (SIGKILL) once its curve shows the step-4 checkpoint
+    proc = subprocess.Popen(_command(killed, "--phases", "pos", "--max-steps", "400"), env=_env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    curve = killed / "pos" / "curve.tsv"
+    deadline = time.monotonic() + 120
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            if curve.exists() and len(curve.read_text().splitlines()) >= 4:  # header + steps 0, 2, 4
+                break
+            time.sleep(0.02)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    at_kill = tl.load_checkpoint(killed / "pos")["step"]
+    assert 4 <= at_kill < 12, f"killed at step {at_kill}"
+    out = _run(killed, "--phases", "pos", "--max-steps", "12")
+    assert f"resumed at step {at_kill} (total {3400 + at_kill})" in out
+    a, b = _weights(straight / "pos"), _weights(killed / "pos")
+    assert a["step"] == b["step"] == 12 and b["total_step"] == 3412
+    assert _curve(straight / "pos") == _curve(killed / "pos")
+    assert [int(r["step"]) for r in tl.read_curve(killed / "pos" / "curve.tsv")] == list(range(0, 13, 2))
+    assert _same_weights(a["model"], b["model"])
+    assert (killed / "pos" / "DONE.json").exists() and (killed / "pos" / "best.pt").exists()
+    best = torch.load(killed / "pos" / "best.pt", map_location="cpu", weights_only=True)
+    assert best["long_training"]["step"] == b["best"]["step"] and "vocab" in best and "config" in best
+
+
+@needs_ud
+@pytest.mark.shared
+def test_parser_segments_resume_exactly(tmp_path: Path) -> None:
+    tagger = ["--phases", "retag,depparse", "--tagger", str(tl.SHIPPED / "pos.pt")]
+    straight, segmented = tmp_path / "straight", tmp_path / "segmented"
+    _run(straight, *tagger, "--max-steps", "6")
+    out = _run(segmented, *tagger, "--max-steps", "6", "--segment-steps", "3")  # stops mid-interval, at step 3
+    assert "depparse: segment after 3 steps" in out
+    assert tl.load_checkpoint(segmented / "depparse")["step"] == 3
+    out = _run(segmented, *tagger, "--max-steps", "6", "--segment-steps", "3")
+    assert "resumed at step 3 (total 3003)" in out and "retagging" not in out  # the retag is done once
+    a, b = _weights(straight / "depparse"), _weights(segmented / "depparse")
+    assert a["step"] == b["step"] == 6
+    assert _curve(straight / "depparse") == _curve(segmented / "depparse")
+    assert _same_weights(a["model"], b["model"])
+    assert a["optim"]["schedulers"] == b["optim"]["schedulers"]
