@@ -8,12 +8,16 @@ process that calls iqsetup's ``main`` itself, so that ``ru_maxrss`` of ``RUSAGE_
 parent's peak and that of ``RUSAGE_CHILDREN`` the largest worker's. The two caches are compared
 file by file (``.lock`` aside, which holds a process id).
 
-    python bench/bench_parallel.py [--quick] [--segments N] [--jobs 1 2] [--syntax]
+    python bench/bench_parallel.py [--quick] [--segments N] [--jobs 1 2] [--syntax] [--dask]
 
 ``--quick`` (or ``MTEVAL_BENCH_QUICK=1``) cuts the texts to 200 segments; ``--syntax`` adds
 ``DP-HWCM_w-4``: every distinct sentence (~12,000) is parsed first, once, into an annotation
 cache the timed runs share (many minutes on 2 cores; the parse is the annotator's, the same for
-every -j), so the table compares the scoring only. Prints "skipped" and exits 0 when ``../shared`` is absent.
+every -j), so the table compares the scoring only. ``--dask`` adds a run through a local Dask
+cluster of 2 single-thread workers (``--scheduler local -j 2``; issue 12: within 15 % of ``-j 2``),
+and a cold parse of ``--parse N`` distinct sentences by the annotator's 2 local workers and by the
+cluster (the parse rate the cost model in docs/scaling.md uses). Prints "skipped" and exits 0 when
+``../shared`` is absent.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from common import WMT21_RUEN, lines, table
 LEXICAL = ["BLEU", "NIST", "BLEU-2", "NIST-2", "chrF", "chrF++", "TER", "WER", "PER", "1-WER", "GTM-1", "GTM-2",
            "GTM-3", "ROUGE-1", "ROUGE-2", "ROUGE-3", "ROUGE-4", "ROUGE-L", "ROUGE-W", "ROUGE-S*", "ROUGE-SU*",
            "METEOR-ex", "METEOR-st", "METEOR-sy", "METEOR-pa"]
-SYNTAX = ["DP-HWCM_w-4"]
+SYNTAX = ["DP-HWCM_w-4", "SP-Op(*)", "CP-STM-4", "EDPM"]
 
 # Runs iqsetup in this process; prints wall seconds, peak RSS (kB) of itself and of its children, and
 # the CPU seconds of both (on a machine shared with other work, CPU / wall shows the cores obtained).
@@ -69,13 +73,16 @@ def write_experiment(folder: Path, segments: int | None, metrics: list[str], ann
     return path
 
 
-def measure(config: Path, jobs: int) -> dict[str, float]:
-    """``iqsetup -q -j JOBS CONFIG`` in a fresh process: exit code, wall seconds, peak RSS (kB)."""
-    done = subprocess.run([sys.executable, "-c", MEASURE, "-q", "-j", str(jobs), str(config)],
+def measure(config: Path, jobs: int, dask: bool = False) -> dict[str, float]:
+    """``iqsetup -q -j JOBS CONFIG`` (through a local Dask cluster of JOBS workers with ``dask``) in a
+    fresh process: exit code, wall seconds, peak RSS (kB) of the client and of its largest worker."""
+    options = ["-j", str(jobs)] + (["--scheduler", "local"] if dask else [])
+    done = subprocess.run([sys.executable, "-c", MEASURE, "-q", *options, str(config)],
                           capture_output=True, text=True, check=False)
     result = json.loads(done.stderr.strip().splitlines()[-1])
     if result["rc"] != 0:
-        raise SystemExit(f"iqsetup -j {jobs} failed on {config} (exit {result['rc']}): {done.stderr[-500:]}")
+        raise SystemExit(f"iqsetup {' '.join(options)} failed on {config} (exit {result['rc']}): "
+                         f"{done.stderr[-500:]}")
     return result
 
 
@@ -92,23 +99,42 @@ def parse_first(segments: int | None, tmp: Path, annotation: Path) -> None:
           f"{result['cpu']:.0f} s CPU; the runs below find the parses cached", flush=True)
 
 
-def run(segments: int | None, jobs: list[int], metrics: list[str], tmp: Path) -> list[list[str]]:
-    """One cold and one warm run per -j (cold for the scores; parses done once before); the table rows."""
-    rows = [["-j", "cold wall s", "speed-up", "CPU s", "parent peak MB", "largest worker MB", "warm wall s",
+def run(segments: int | None, runs: list[tuple[int, bool]], metrics: list[str], tmp: Path) -> list[list[str]]:
+    """One cold and one warm run per (-j, Dask or not) (cold for the scores; parses done once before);
+    the table rows."""
+    rows = [["run", "cold wall s", "speed-up", "CPU s", "parent peak MB", "largest worker MB", "warm wall s",
              "files"]]
     annotation = tmp / "annotation"  # shared: the parse (the same for every -j) is done once
     if any(m in SYNTAX for m in metrics):
         parse_first(segments, tmp, annotation)
     first: tuple[float, dict[str, bytes]] | None = None
-    for n in jobs:
-        config = write_experiment(tmp / f"j{n}", segments, metrics, annotation)
-        cold, warm = measure(config, n), measure(config, n)
+    for n, dask in runs:
+        name = f"dask{n}" if dask else f"j{n}"
+        config = write_experiment(tmp / name, segments, metrics, annotation)
+        cold, warm = measure(config, n, dask), measure(config, n, dask)
         found = files(config.parent / "cache")
         first = first or (cold["wall"], found)
         same = "identical" if found == first[1] else "DIFFER"
-        rows.append([str(n), f"{cold['wall']:.1f}", f"{first[0] / cold['wall']:.2f}x", f"{cold['cpu']:.0f}",
-                     f"{cold['parent_kb'] / 1024:.0f}", f"{cold['workers_kb'] / 1024:.0f}", f"{warm['wall']:.2f}",
-                     f"{len(found)} {same}"])
+        rows.append([f"--scheduler local -j {n}" if dask else f"-j {n}", f"{cold['wall']:.1f}",
+                     f"{first[0] / cold['wall']:.2f}x", f"{cold['cpu']:.0f}", f"{cold['parent_kb'] / 1024:.0f}",
+                     f"{cold['workers_kb'] / 1024:.0f}", f"{warm['wall']:.2f}", f"{len(found)} {same}"])
+    return rows
+
+
+def parse_rates(count: int, tmp: Path) -> list[list[str]]:
+    """Cold parses of ``count`` distinct sentences (DP-HWCM_w-4 on the first system against reference
+    A) by the annotator's 2 local workers and by a local Dask cluster of 2: sentences per second."""
+    rows = [["parse", "distinct sentences", "wall s", "sentences/s", "CPU s"]]
+    for label, dask in (("2 local parse workers", False), ("local Dask cluster, 2 workers", True)):
+        folder = tmp / f"parse-{label.split()[0]}-{dask}"
+        config = write_experiment(folder, count // 2, ["DP-HWCM_w-4"], folder / "annotation")
+        data = yaml.safe_load(config.read_text(encoding="utf-8"))
+        data["systems"] = dict(list(data["systems"].items())[:1])
+        data["references"] = dict(list(data["references"].items())[:1])
+        config.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+        result = measure(config, 2, dask)
+        rows.append([label, str(count), f"{result['wall']:.1f}", f"{count / result['wall']:.1f}",
+                     f"{result['cpu']:.0f}"])
     return rows
 
 
@@ -119,6 +145,9 @@ def main() -> int:
     parser.add_argument("--segments", type=int, help="the first N segments of every text (default: all)")
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--syntax", action="store_true", help=f"also {', '.join(SYNTAX)} (parsing: slow)")
+    parser.add_argument("--dask", action="store_true", help="also through a local Dask cluster of 2 workers")
+    parser.add_argument("--parse", type=int, default=0, metavar="N",
+                        help="with --dask: also time a cold parse of about N distinct sentences both ways")
     args = parser.parse_args()
     if not WMT21_RUEN.exists():
         print(f"skipped: {WMT21_RUEN} is absent")
@@ -128,7 +157,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="mteval-bench-parallel-") as name:
         print(f"iqsetup on WMT21 ru-en ({segments or 'all'} segments, 2 references, 10 systems), "
               f"{len(metrics)} metrics, cold then warm, {os.cpu_count()} cores")
-        print(table(run(segments, args.jobs, metrics, Path(name))), flush=True)
+        runs = [(n, False) for n in args.jobs] + ([(2, True)] if args.dask else [])
+        print(table(run(segments, runs, metrics, Path(name))), flush=True)
+        if args.dask and args.parse:
+            print(table(parse_rates(args.parse, Path(name))), flush=True)
         print(f"load average after the runs (other work on this machine): {os.getloadavg()[0]:.1f}")
     return 0
 
