@@ -35,7 +35,7 @@ from mteval.pipeline.engine import Done, Families, Result, Unit, compute
 
 LOCAL = "local"  # engine: {dask: local} starts a LocalCluster of `jobs` single-thread workers
 CONNECT_TIMEOUT = 10.0  # seconds to reach a scheduler before giving up
-BATCHES_PER_THREAD = 4  # parse batches per worker thread (small batches: a lost worker costs little)
+WINDOW_PER_THREAD = 3  # tasks handed to the cluster at a time, per worker thread (the rest wait here)
 
 
 class DaskError(MtevalError):
@@ -120,31 +120,45 @@ class DaskEngine:
 
     def execute(self, units: Sequence[Unit], documents: DocumentIndex, done: Done,
                 started: Callable[[int], None] | None = None) -> None:
-        """Compute every unit on the cluster, calling ``done`` here as each result arrives."""
-        if not units:
-            return
+        """Compute every unit on the cluster, calling ``done`` here as each result arrives (and
+        ``started`` as each is handed to the cluster)."""
         version = mteval.__version__
-        futures = {self.client.submit(run_unit, unit, documents, version, pure=False): index
-                   for index, unit in enumerate(units)}
-        if started:
-            for index in range(len(units)):
+
+        def submit(index: int) -> Any:
+            future = self.client.submit(run_unit, units[index], documents, version, pure=False)
+            if started:
                 started(index)
-        for index, result in self._results(futures):
+            return future
+
+        for index, result in self._stream(submit, len(units)):
             done(index, result)
 
     def parse(self, spec: ModelSpec, batches: Sequence[Sequence[str]]) -> Iterator[tuple[int, Parsed]]:
         """``(batch index, parsed batch)`` in completion order, parsed on the cluster."""
         version = mteval.__version__
-        futures = {self.client.submit(parse_batch, spec, list(batch), version, pure=False): index
-                   for index, batch in enumerate(batches)}
-        return self._results(futures)
+        return self._stream(lambda index: self.client.submit(parse_batch, spec, list(batches[index]), version,
+                                                             pure=False), len(batches))
 
-    def _results(self, futures: dict[Any, int]) -> Iterator[tuple[int, Any]]:
-        """Each future's (index, result) as it completes; cluster failures as one line."""
+    def _stream(self, submit: Callable[[int], Any], count: int) -> Iterator[tuple[int, Any]]:
+        """Submit tasks ``0 .. count-1`` in order, at most :data:`WINDOW_PER_THREAD` per worker thread
+        at a time (so the client and the scheduler hold a few tasks' texts, not the whole run's),
+        and yield each one's (index, result) as it completes; cluster failures as one line."""
+        if count == 0:
+            return
         distributed = require_distributed()
+        window = WINDOW_PER_THREAD * self.threads()
+        pending: dict[Any, int] = {}
+        completed = distributed.as_completed()
+        submitted = 0
         try:
-            for future in distributed.as_completed(list(futures)):
-                index = futures.pop(future)
+            while submitted < count or pending:
+                while submitted < count and len(pending) < window:
+                    future = submit(submitted)
+                    pending[future] = submitted
+                    completed.add(future)
+                    submitted += 1
+                future = next(completed)
+                index = pending.pop(future)
                 result = future.result()
                 future.release()
                 yield index, result
@@ -161,7 +175,7 @@ class DaskEngine:
                                 f"already written are kept: run again to resume") from None
             raise
         finally:
-            for future in futures:
+            for future in pending:
                 future.cancel()
 
 
