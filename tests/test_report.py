@@ -261,3 +261,24 @@ def test_subset_scores_as_iqeval(campaign: Path, tmp_path: Path) -> None:
     assert set(shown) == set(expected) == {"Facebook-AI", "UEdin", "Online-W", "Hostile"}
     for system, value in expected.items():
         assert shown[system] == pytest.approx(value, abs=5e-5)
+
+
+@pytest.mark.parametrize("correction", ["holm", "none"])
+def test_clusters_are_those_of_iqeval_compare(campaign: Path, correction: str) -> None:
+    """The report's significance clusters and ``iqeval -compare --test bs``'s, same resamples,
+    seed and correction (Holm by default in both), are the same groups of systems."""
+    import json
+
+    from mteval.report.build import Options, build
+
+    built = build(campaign, Options(metrics="BLEU", resamples=200, correction=correction))
+    compared = run("iqeval", "-compare", "--test", "bs", "--resamples", "200", "--correction", correction,
+                   "-M", "BLEU", "--json", str(campaign))
+    assert compared.returncode == 0, compared.stderr
+    clusters: dict[int, list[str]] = {}
+    for record in json.loads(compared.stdout):
+        if record["kind"] == "system" and record["target"] not in clusters.get(record["cluster"], []):
+            clusters.setdefault(record["cluster"], []).append(record["target"])
+    expected = [sorted(clusters[k]) for k in sorted(clusters)]
+    assert [sorted(group) for group in built.significance["BLEU"].clusters] == expected
+    assert f"{correction} correction" in built.options["clusters"] or correction == "none"

@@ -32,6 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-T", dest="segments", help="segment set name (or a range like '1-3,10')")
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (1000)")
     parser.add_argument("--seed", type=int, default=12345, help="random seed (12345, sacreBLEU's)")
+    parser.add_argument("--correction", default="holm", choices=("holm", "bonferroni", "none"),  # meta.clusters
+                        help="multiple-comparison correction of the clusters' p-values (holm, as iqeval -compare; "
+                        "none: WMT's uncorrected clusters)")
     parser.add_argument("--drill-metric", help="metric of the segment drill-down (default: the first)")
     parser.add_argument("--segments-per-system", dest="per_system", type=int, default=5,
                         help="drill-down segments per system (5)")
@@ -55,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     report = build(args.config, Options(args.assessments, args.metrics, args.systems, args.references,
                                         args.segments, args.resamples, args.seed, args.drill_metric,
-                                        args.per_system))
+                                        args.per_system, args.correction))
     write(render(report), args.output)
     if report.partial:
         print(f"mteval: warning: partial report: {report.missing_total} score file(s) could not be read "

@@ -45,17 +45,18 @@ class Significance:
 
 
 def significance(experiment: Experiment, reader: RecordingCache, sel: Selection, texts: LoadedTexts,
-                 scores: SystemScores, n: int, seed: int) -> dict[str, Significance]:
+                 scores: SystemScores, n: int, seed: int, correction: str = "holm") -> dict[str, Significance]:
     """Paired bootstrap of every complete metric with the inputs of ``iqeval -compare``
     (``mteval.pipeline.compare.statistics_for``: summed statistics where the metric's system score
     is computed so, else the mean of the segment scores), one random stream for all metrics;
-    clusters at :data:`ALPHA` with no multiple-comparison correction (WMT's ``AssignRanks``)."""
+    clusters at :data:`ALPHA` after ``correction`` of the pairwise p-values (Holm by default, as
+    ``iqeval -compare``; ``none``: WMT's ``AssignRanks``)."""
     chosen = [m for k, m in enumerate(scores.metrics) if scores.complete[k]]
     if len(scores.systems) < 2 or not chosen:
         return {}
     found = {m: _input(experiment, reader, sel, texts, scores, m) for m in chosen}
     tests = paired_bootstrap({m: i for m, (i, _) in found.items()}, scores.systems, n=n, seed=seed, alpha=ALPHA)
-    return {m: Significance(c, c.clusters(), found[m][1]) for m, c in tests.items()}
+    return {m: Significance(c, c.clusters(None, correction), found[m][1]) for m, c in tests.items()}
 
 
 def _input(experiment: Experiment, reader: RecordingCache, sel: Selection, texts: LoadedTexts,

@@ -39,6 +39,7 @@ class Options:
     seed: int = 12345
     drill_metric: str | None = None
     per_system: int = 5
+    correction: str = "holm"  # of the clusters' p-values: the default of iqeval -compare
 
 
 def _check(options: Options) -> None:
@@ -75,7 +76,8 @@ def build(config: str | Path, options: Options) -> Report:
             correlations = analysis.correlations(human, scores, reader, rows, len(texts), options.resamples,
                                                  options.seed)
         _next(shown, 2)
-        significance = analysis.significance(experiment, reader, sel, texts, scores, options.resamples, options.seed)
+        significance = analysis.significance(experiment, reader, sel, texts, scores, options.resamples, options.seed,
+                                             options.correction)
         _next(shown, 3)
         qarla = analysis.qarla(reader, sel.metrics, sel.systems, sel.references, sel.segments, texts.documents)
         _next(shown, 4)
@@ -118,7 +120,9 @@ def _shown_options(options: Options, metric: str | None) -> dict[str, str]:
     """The settings printed at the report's foot."""
     return {"mteval": __version__, "bootstrap resamples": str(options.resamples), "seed": str(options.seed),
             "confidence": f"{100 * (1 - analysis.ALPHA):.0f}%",
-            "clusters": f"paired bootstrap p <= {analysis.ALPHA}, no multiple-comparison correction",
+            "clusters": f"paired bootstrap p <= {analysis.ALPHA}, "
+            + (f"{options.correction} correction over all pairs" if options.correction != "none"
+               else "no multiple-comparison correction"),
             "drill-down metric": metric or "-", "segments per system": str(options.per_system),
             "-M -S -R -T": " ".join(f"{flag} {value}" for flag, value in (
                 ("-M", options.metrics), ("-S", options.systems), ("-R", options.references),
