@@ -538,6 +538,7 @@ def train_phase(phase: Phase, args: argparse.Namespace, base_steps: int) -> str:
         step, history, best = state["step"], state["history"], state["best"]
         plan, position, epoch = state["plan"], state["position"], state["epoch"]
         wall, pending_sched, loss_sum, loss_steps = state["wall_s"], state["pending_sched"], *state["loss"]
+        switch_step = state.get("switch_step", 0)
         best_file = _best_meta(best_path)
         if best_file and best_file["step"] > best["step"] and best_file["score"] > best["score"]:
             # best.pt was written after the last checkpoint (interrupted in between): it stands
@@ -547,7 +548,7 @@ def train_phase(phase: Phase, args: argparse.Namespace, base_steps: int) -> str:
                  base_steps + step, phase.select, best["score"], best["step"], phase.optimizer_name)
     else:
         seed_everything(args.seed)
-        step, history, plan, position, epoch, wall = 0, [], [], 0, 0, 0.0
+        step, history, plan, position, epoch, wall, switch_step = 0, [], [], 0, 0, 0.0, 0
         pending_sched, loss_sum, loss_steps = 0, 0.0, 0
         log.info("%s: starting from %s (%d steps already), evaluating it on dev", phase.name, phase.init, base_steps)
         t0 = time.monotonic()
@@ -567,8 +568,8 @@ def train_phase(phase: Phase, args: argparse.Namespace, base_steps: int) -> str:
             "phase": phase.name, "identity": identity, "step": step, "total_step": base_steps + step,
             "opt_stage": phase.opt_stage, "model": phase.model_state(), "optim": phase.optimizer_state(),
             "rng": rng_state(), "plan": plan, "position": position, "epoch": epoch, "history": history,
-            "best": best, "wall_s": wall, "pending_sched": pending_sched, "loss": (loss_sum, loss_steps),
-            "saved": now()})
+            "best": best, "switch_step": switch_step, "wall_s": wall, "pending_sched": pending_sched,
+            "loss": (loss_sum, loss_steps), "saved": now()})
 
     if state is None:
         checkpoint()
@@ -577,14 +578,15 @@ def train_phase(phase: Phase, args: argparse.Namespace, base_steps: int) -> str:
     status = "segment"
     while True:
         # stopping rules, checked at the top so that a resumed run sees the same decisions
-        since_best = step - best["step"]
+        # steps without a new best; after the switch to the second optimizer, counted from the switch
+        since_best = step - max(best["step"], switch_step)
         if phase.opt_stage == 0 and (since_best >= args.patience
                                      or (switch_at is not None and base_steps + step >= switch_at)):
             log.info("%s: switching to the second optimizer (%s) at step %d, from the best model (step %d)",
                      phase.name, phase.args_optim(1), step, best["step"])
             _reload_best(phase, best_path)
             phase.second_optimizer()
-            best = {"step": step, "score": best["score"]}  # the patience counter restarts
+            switch_step = step  # the patience counter restarts
             pending_sched = 0
             checkpoint()
             continue

@@ -25,8 +25,9 @@ SCRIPT = ROOT / "models" / "train_long.py"
 UD = SHARED / "ud" / "en_ewt"
 needs_ud = pytest.mark.skipif(not (UD / "en_ewt-ud-train.conllu").exists(),
                               reason="../shared/ud/en_ewt (UD English-EWT) is absent")
+# patience 4: on these 40 sentences both models switch to their second optimizer and stop early within 20 steps
 TINY = ["--no-prepare", "--limit-train", "40", "--limit-dev", "20", "--batch-size", "10", "--eval-every", "2",
-        "--patience", "100", "--log-every", "100"]
+        "--patience", "4", "--log-every", "100"]
 
 
 def _module():
@@ -110,9 +111,12 @@ def test_curve_is_rebuilt_from_the_history(tmp_path: Path) -> None:
 
 @needs_ud
 @pytest.mark.shared
+@pytest.mark.models
+@pytest.mark.slow
 def test_tagger_resumes_exactly_after_sigkill(tmp_path: Path) -> None:
     straight, killed = tmp_path / "straight", tmp_path / "killed"
-    _run(straight, "--phases", "pos", "--max-steps", "12")
+    out = _run(straight, "--phases", "pos", "--max-steps", "40")
+    assert "switching to the second optimizer (amsgrad)" in out and "early stop" in out
     # the same run with a high cap, killed (SIGKILL) once its curve shows the step-4 checkpoint
     proc = subprocess.Popen(_command(killed, "--phases", "pos", "--max-steps", "400"), env=_env(),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
@@ -127,13 +131,14 @@ def test_tagger_resumes_exactly_after_sigkill(tmp_path: Path) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
     at_kill = tl.load_checkpoint(killed / "pos")["step"]
-    assert 4 <= at_kill < 12, f"killed at step {at_kill}"
-    out = _run(killed, "--phases", "pos", "--max-steps", "12")
+    assert 4 <= at_kill < 10, f"killed at step {at_kill}"
+    out = _run(killed, "--phases", "pos", "--max-steps", "40")
     assert f"resumed at step {at_kill} (total {3400 + at_kill})" in out
     a, b = _weights(straight / "pos"), _weights(killed / "pos")
-    assert a["step"] == b["step"] == 12 and b["total_step"] == 3412
+    assert a["step"] == b["step"] and b["total_step"] == 3400 + b["step"] and 10 < b["step"] < 40
+    assert b["opt_stage"] == 1 and b["switch_step"] > b["best"]["step"]
     assert _curve(straight / "pos") == _curve(killed / "pos")
-    assert [int(r["step"]) for r in tl.read_curve(killed / "pos" / "curve.tsv")] == list(range(0, 13, 2))
+    assert [int(r["step"]) for r in tl.read_curve(killed / "pos" / "curve.tsv")] == list(range(0, b["step"] + 1, 2))
     assert _same_weights(a["model"], b["model"])
     assert (killed / "pos" / "DONE.json").exists() and (killed / "pos" / "best.pt").exists()
     best = torch.load(killed / "pos" / "best.pt", map_location="cpu", weights_only=True)
@@ -142,17 +147,27 @@ def test_tagger_resumes_exactly_after_sigkill(tmp_path: Path) -> None:
 
 @needs_ud
 @pytest.mark.shared
+@pytest.mark.models
+@pytest.mark.slow
 def test_parser_segments_resume_exactly(tmp_path: Path) -> None:
     tagger = ["--phases", "retag,depparse", "--tagger", str(tl.SHIPPED / "pos.pt")]
     straight, segmented = tmp_path / "straight", tmp_path / "segmented"
-    _run(straight, *tagger, "--max-steps", "6")
-    out = _run(segmented, *tagger, "--max-steps", "6", "--segment-steps", "3")  # stops mid-interval, at step 3
-    assert "depparse: segment after 3 steps" in out
-    assert tl.load_checkpoint(segmented / "depparse")["step"] == 3
-    out = _run(segmented, *tagger, "--max-steps", "6", "--segment-steps", "3")
-    assert "resumed at step 3 (total 3003)" in out and "retagging" not in out  # the retag is done once
+    out = _run(straight, *tagger, "--max-steps", "40")
+    assert "switching to the second optimizer (adam) at step 16" in out and "early stop at step 20" in out
+    # segments of 9 steps: the first stops between two evaluations, the second switches optimizer, the third
+    # resumes with the second optimizer and stops early
+    out = _run(segmented, *tagger, "--max-steps", "40", "--segment-steps", "9")
+    assert "depparse: segment after 9 steps" in out
+    assert tl.load_checkpoint(segmented / "depparse")["step"] == 9
+    out = _run(segmented, *tagger, "--max-steps", "40", "--segment-steps", "9")
+    assert "resumed at step 9 (total 3009)" in out and "retagging" not in out  # the retag is done once
+    assert "switching to the second optimizer (adam) at step 16" in out
+    assert tl.load_checkpoint(segmented / "depparse")["opt_stage"] == 1
+    out = _run(segmented, *tagger, "--max-steps", "40", "--segment-steps", "9")
+    assert "resumed at step 18 (total 3018), best LAS" in out and "optimizer adam" in out
+    assert "early stop at step 20" in out and (segmented / "depparse" / "DONE.json").exists()
     a, b = _weights(straight / "depparse"), _weights(segmented / "depparse")
-    assert a["step"] == b["step"] == 6
+    assert a["step"] == b["step"] == 20 and a["opt_stage"] == b["opt_stage"] == 1
     assert _curve(straight / "depparse") == _curve(segmented / "depparse")
     assert _same_weights(a["model"], b["model"])
     assert a["optim"]["schedulers"] == b["optim"]["schedulers"]
