@@ -108,8 +108,12 @@ def _char_symbols(refs: Sequence[str], hyps: Sequence[str]) -> tuple[_Symbols, n
     """Characters (chrF's symbols), and the segment lengths in characters of both sides."""
     ref_points, ref_lengths = _codepoints(refs)
     hyp_points, hyp_lengths = _codepoints(hyps)
-    alphabet, ids = np.unique(np.concatenate([ref_points, hyp_points]), return_inverse=True)
-    return _Symbols.of(ids.ravel(), ref_lengths, hyp_lengths, len(alphabet)), ref_lengths, hyp_lengths
+    points = np.concatenate([ref_points, hyp_points])
+    present = np.zeros(int(points.max()) + 1 if len(points) else 0, dtype=np.int32)
+    present[points] = 1
+    rank = np.cumsum(present, dtype=np.int32) - 1  # a character's id: its rank in the chunk's alphabet
+    return _Symbols.of(rank[points].astype(np.int64), ref_lengths, hyp_lengths, int(present.sum())), \
+        ref_lengths, hyp_lengths
 
 
 def _word_symbols(refs: Sequence[str], hyps: Sequence[str]) -> tuple[_Symbols, np.ndarray, np.ndarray]:
@@ -170,18 +174,20 @@ def _sorted_matches(sym: _Symbols, n_segments: int, max_order: int) -> np.ndarra
     for k in range(max_order):
         windows = windows * base + padded[k:len(padded) - gap + k]
     codes = np.sort((sym.pairs * base ** max_order + windows[at]) * 2 + sym.is_hyp)
-    hyp_before = np.r_[0, np.cumsum(codes & 1)]  # hypothesis n-grams before each position
+    hyp_before = np.concatenate([[0], np.cumsum(codes & 1)])  # hypothesis n-grams before each position
     out = np.zeros((n_segments, max_order), dtype=np.int64)
     for n in range(1, max_order + 1):
         ngrams = codes // (2 * base ** (max_order - n))
         if not len(ngrams):
             break
-        bounds = np.r_[0, np.flatnonzero(ngrams[1:] != ngrams[:-1]) + 1, len(ngrams)]
+        bounds = np.concatenate([[0], np.flatnonzero(ngrams[1:] != ngrams[:-1]) + 1, [len(ngrams)]])
         distinct = ngrams[bounds[:-1]]
-        whole = distinct % base != sym.size  # no end mark: the n-gram lies inside its segment
         hyp = np.diff(hyp_before[bounds])
-        clipped = np.minimum(hyp, np.diff(bounds) - hyp)[whole]
-        out[:, n - 1] = np.bincount(distinct[whole] // base ** n, weights=clipped, minlength=n_segments)
+        clipped = np.minimum(hyp, np.diff(bounds) - hyp)
+        clipped *= distinct % base != sym.size  # no end mark: the n-gram lies inside its segment
+        # distinct is sorted: each pair's n-grams are one slice
+        pair_bounds = np.searchsorted(distinct, np.arange(n_segments + 1, dtype=np.int64) * base ** n)
+        out[:, n - 1] = np.diff(np.concatenate([[0], np.cumsum(clipped)])[pair_bounds])
     return out
 
 
