@@ -127,6 +127,13 @@ def test_batch_tokenizer_equals_tokenize_13a(texts: list[str], case_sensitive: b
         tokenize_13a.__wrapped__(t.replace("\n", " "), case_sensitive) for t in texts]  # type: ignore[attr-defined]
 
 
+def test_batch_tokenizer_runs_of_periods_and_commas() -> None:
+    # non-overlapping matches: "a..5" keeps ".5" (the first rule's [^0-9] was the previous match's mark)
+    texts = ["a..5", "1.,.a", ".,", "5.-3", "x ,.,. 9", "3,5.", "a.b,c", "...", "1..2..3", "a,.,,5", ",,1"]
+    assert tokenize_13a_many(texts) == [tokenize_13a(t) for t in texts]
+    assert tokenize_13a_many(["a..5"]) == [("a", ".", ".5")]
+
+
 def test_hypotheses_are_looked_up_not_interned() -> None:
     # a hypothesis' n-grams unknown to the references can never match: the vocabulary does not grow with them
     family = BleuNist()
