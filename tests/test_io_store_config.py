@@ -176,3 +176,12 @@ def test_text_score_file_is_what_lxml_writes(data: st.DataObject) -> None:
         except ValueError as exc:  # a name lxml refuses (a control character): the same error
             outcomes.append(str(exc))
     assert outcomes[0] == outcomes[1]
+
+
+def test_statistics_text_reused_only_for_the_same_bits() -> None:
+    # the last matrix's text is reused (BLEU and NIST files share one), never for another one (-0.0 is not 0.0)
+    zero, negative = np.array([[0.0, 1.5]]), np.array([[-0.0, 1.5]])
+    files = [to_xml(ScoreFile("M", "T", "A", ScoreSet(0.5, {"d": 0.5}, np.array([0.5]), stats)), ("d",))
+             for stats in (zero, zero.copy(), negative, zero)]
+    assert files[0] == files[1] == files[3] != files[2]
+    assert b'stats="0 1.5"' in files[0] and b'stats="-0.0 1.5"' in files[2]

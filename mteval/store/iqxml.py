@@ -99,11 +99,12 @@ def _stats_lines(stats: np.ndarray) -> list[str]:
     """:func:`stats_texts`, remembered for the last matrix (the files of one family's variants share
     theirs: BLEU and NIST, -WER and -PER), recognised by its exact bytes."""
     values = np.ascontiguousarray(stats, dtype=np.float64)
-    key = (values.shape, values.tobytes())
-    if _LAST_STATS and _LAST_STATS[0][:2] == key:
-        return _LAST_STATS[0][2]
+    shape, data = values.shape, values.tobytes()
+    last = _LAST_STATS[-1] if _LAST_STATS else None  # one read: safe if another thread replaces it
+    if last is not None and last[0] == shape and last[1] == data:
+        return last[2]
     lines = stats_texts(values)
-    _LAST_STATS[:] = [(*key, lines)]
+    _LAST_STATS[:] = [(shape, data, lines)]
     return lines
 
 
