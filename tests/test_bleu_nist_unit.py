@@ -13,7 +13,7 @@ from mteval.metrics.base import Side
 from mteval.metrics.bleu_nist import BleuNist, nist_information
 from mteval.metrics.ngram_stats import NgramVocabulary, information
 from mteval.metrics.ngrams import ngram_counts
-from mteval.metrics.tokenize import tokenize_13a
+from mteval.metrics.tokenize import tokenize_13a, tokenize_13a_many
 
 WORDS = st.lists(st.sampled_from(["the", "cat", "sat", "on", "a", "mat", ".", "dog"]), min_size=0, max_size=12)
 
@@ -111,3 +111,34 @@ def test_tokenizer_splits_on_perl_whitespace() -> None:
     assert tokenize_13a("a\x1cb c\x1fd") == ("a\x1cb", "c\x1fd")  # not whitespace for Perl
     assert tokenize_13a("x\xa0y\u3000z\x85w\u2009v") == ("x", "y", "z", "w", "v")
     assert tokenize_13a("e-\nf") == ("e-", "f")  # a line break is a space in mteval's SGML reader
+
+
+TOKEN_TEXT = st.lists(st.sampled_from(list("a1.,-&;lgt< >9Z/0") + ["&lt;", "&gt;", "&amp;", "\x1c", "\u2009", "\xa0",
+                                                                      "\n"]), max_size=14).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(TOKEN_TEXT, max_size=6), st.booleans())
+def test_batch_tokenizer_equals_tokenize_13a(texts: list[str], case_sensitive: bool) -> None:
+    # periods/commas/dashes next to digits and to each other, entities, Perl-only and Python-only spaces
+    expected = [tokenize_13a.__wrapped__(text, case_sensitive) for text in texts]  # type: ignore[attr-defined]
+    assert tokenize_13a_many(texts, case_sensitive) == expected
+    assert tokenize_13a_many([t.replace("\n", " ") for t in texts], case_sensitive) == [
+        tokenize_13a.__wrapped__(t.replace("\n", " "), case_sensitive) for t in texts]  # type: ignore[attr-defined]
+
+
+def test_batch_tokenizer_runs_of_periods_and_commas() -> None:
+    # non-overlapping matches: "a..5" keeps ".5" (the first rule's [^0-9] was the previous match's mark)
+    texts = ["a..5", "1.,.a", ".,", "5.-3", "x ,.,. 9", "3,5.", "a.b,c", "...", "1..2..3", "a,.,,5", ",,1"]
+    assert tokenize_13a_many(texts) == [tokenize_13a(t) for t in texts]
+    assert tokenize_13a_many(["a..5"]) == [("a", ".", ".5")]
+
+
+def test_hypotheses_are_looked_up_not_interned() -> None:
+    # a hypothesis' n-grams unknown to the references can never match: the vocabulary does not grow with them
+    family = BleuNist()
+    prepared = family.prepare([Side("r", ["the cat sat on the mat", "a dog"])])
+    size = len(family.vocabulary.table)
+    family.score(Side("h", ["the cat ran off the mat", "one dog barked"]), prepared, DocumentIndex.single(2), ("BLEU",))
+    assert len(family.vocabulary.table) == size and not family.vocabulary._profiles.keys() - {
+        tuple("the cat sat on the mat".split()), ("a", "dog")}

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import gzip
+import math
 from pathlib import Path
 
 import numpy as np
 import pytest
 from helpers import ROOT
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mteval.errors import ConfigError, InputError
 from mteval.io.corpus import DocumentIndex
@@ -17,7 +20,7 @@ from mteval.metrics.base import ScoreSet
 from mteval.pipeline.config import load
 from mteval.pipeline.sets import parse_segments
 from mteval.store.cache import ScoreCache
-from mteval.store.iqxml import parse
+from mteval.store.iqxml import ScoreFile, _to_xml_tree, parse, to_xml
 
 
 def test_plain_reader_crlf_and_no_final_newline(tmp_path: Path) -> None:
@@ -147,3 +150,38 @@ def test_annotation_paths_resolve_against_the_config_file(tmp_path: Path) -> Non
     cfg.write_text("references: {A: ../ref.txt}\nsystems: {S: ../ref.txt}\nmetrics: [BLEU]\nannotation: [x]\n")
     with pytest.raises(ConfigError, match="annotation"):
         load(cfg)
+
+
+_NAME_CHARS = list('ab<>&"\'\n\r\t é\x7f\x85\u2028\U0001F600;=') + ["\x01"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_text_score_file_is_what_lxml_writes(data: st.DataObject) -> None:
+    # names, document ids and values the escaping, float formatting and document grouping must get right
+    name = st.lists(st.sampled_from(_NAME_CHARS), max_size=5).map("".join)
+    number = st.sampled_from([0.1, 1.0, -0.0, math.nan, math.inf, -math.inf, 1e300, 3.0, 2.0 ** 60, 1e-310])
+    n = data.draw(st.integers(0, 5))
+    docs = tuple(data.draw(st.lists(st.one_of(st.sampled_from(["d1", "d2"]), name), min_size=n, max_size=n)))
+    stats = data.draw(st.one_of(st.none(), st.lists(number, min_size=3 * n, max_size=3 * n)))
+    scores = ScoreSet(data.draw(number), {d: data.draw(number) for d in docs if data.draw(st.booleans())},
+                      np.array(data.draw(st.lists(number, min_size=n, max_size=n)), dtype=np.float64),
+                      None if stats is None else np.array(stats, dtype=np.float64).reshape(n, 3))
+    score_file = ScoreFile(data.draw(name), data.draw(name), data.draw(name), scores, data.draw(name),
+                           data.draw(name), data.draw(st.one_of(st.just(""), name)))
+    outcomes = []
+    for write in (to_xml, _to_xml_tree):
+        try:
+            outcomes.append(write(score_file, docs))
+        except ValueError as exc:  # a name lxml refuses (a control character): the same error
+            outcomes.append(str(exc))
+    assert outcomes[0] == outcomes[1]
+
+
+def test_statistics_text_reused_only_for_the_same_bits() -> None:
+    # the last matrix's text is reused (BLEU and NIST files share one), never for another one (-0.0 is not 0.0)
+    zero, negative = np.array([[0.0, 1.5]]), np.array([[-0.0, 1.5]])
+    files = [to_xml(ScoreFile("M", "T", "A", ScoreSet(0.5, {"d": 0.5}, np.array([0.5]), stats)), ("d",))
+             for stats in (zero, zero.copy(), negative, zero)]
+    assert files[0] == files[1] == files[3] != files[2]
+    assert b'stats="0 1.5"' in files[0] and b'stats="-0.0 1.5"' in files[2]

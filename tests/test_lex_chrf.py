@@ -19,7 +19,16 @@ from oracles import read_oracle, ruen_lines
 
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import Side
-from mteval.metrics.chrf import ChrF, split_punctuation
+from mteval.metrics.chrf import (
+    CHAR_ORDER,
+    WORD_ORDER,
+    ChrF,
+    _char_symbols,
+    _matches,
+    _sorted_matches,
+    _word_symbols,
+    split_punctuation,
+)
 
 sacrebleu = pytest.importorskip("sacrebleu")
 ORACLE = SHARED / "oracles" / "wmt21-ruen" / "sacrebleu.tsv"
@@ -126,3 +135,35 @@ def test_random_sentences_match_sacrebleu(rows: list[tuple[str, str, str]]) -> N
         assert ours[variant].system == pytest.approx(metric.corpus_score(hyps, [r1, r2]).score, abs=1e-9)
         expected = [metric.sentence_score(h, [a, b]).score for h, a, b in rows]
         np.testing.assert_allclose(ours[variant].segments, expected, rtol=0, atol=1e-9)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.text("ab a.c\u00e9", max_size=9), st.text("aab .c", max_size=9)), max_size=6))
+def test_one_sort_matches_equal_the_pairwise_definition(rows: list[tuple[str, str]]) -> None:
+    hyps, refs = [h for h, _ in rows], [r for _, r in rows]
+    for symbols, order in ((_char_symbols, CHAR_ORDER), (_word_symbols, WORD_ORDER)):
+        sym = symbols(refs, hyps)[0]
+        assert np.array_equal(_sorted_matches(sym, len(rows), order), _matches(sym, len(rows), order))
+
+
+def test_chrf_alone_counts_no_words_and_keeps_its_statistics() -> None:
+    family = ChrF()
+    hyps, refs = ["the cat sat .", "a dog"], ["the cat sat on the mat .", "a dog !"]
+    prepared = family.prepare([Side("A", refs)])
+    alone = family.score(Side("h", hyps), prepared, DocumentIndex.single(2), ["chrF"])["chrF"]
+    both = family.score(Side("h", hyps), prepared, DocumentIndex.single(2), ["chrF", "chrF++"])["chrF"]
+    assert alone.stats.shape == (2, 3 * CHAR_ORDER) and np.array_equal(alone.stats, both.stats)
+    assert alone.system == both.system and np.array_equal(alone.segments, both.segments)
+
+
+def test_large_alphabet_takes_the_prefix_id_path_and_matches_sacrebleu() -> None:
+    # 1000 distinct characters in a chunk: 6-gram codes would not fit in 63 bits (the prefix-id method counts)
+    chars = [chr(0x4E00 + k) for k in range(1000)]
+    hyps = ["".join(chars[k:k + 40]) for k in range(0, 1000, 40)]
+    refs = ["".join(chars[k + 3:k + 43]) + " " + "".join(chars[k:k + 5]) for k in range(0, 1000, 40)]
+    sym = _char_symbols(refs, hyps)[0]
+    assert sym.size == 1000 and _sorted_matches(sym, len(hyps), CHAR_ORDER) is None
+    ours = _ours(hyps, [refs])
+    from sacrebleu.metrics import CHRF
+    for variant, metric in (("chrF", CHRF()), ("chrF++", CHRF(word_order=2))):
+        assert ours[variant].system == pytest.approx(metric.corpus_score(hyps, [refs]).score, abs=1e-9)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import re
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -20,7 +21,7 @@ from oracles import read_oracle, ruen_lines
 
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import Side
-from mteval.metrics.error_rates import ErrorRates, tokenize
+from mteval.metrics.error_rates import ErrorRates, matched_words, tokenize
 
 ORACLE = SHARED / "oracles" / "wmt21-ruen" / "wer_per.tsv"
 DATA = SHARED / "data" / "wmt21-ruen"
@@ -137,3 +138,17 @@ def test_bad_input_raises_input_error(family_name: str) -> None:
     prepared = family.prepare([Side("A", ["a b", "c"])])
     with pytest.raises(InputError, match="h: 1 segments"):
         family.score(Side("h", ["a"]), prepared, DocumentIndex.single(1), family.variants)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.text("ab \t\x1c\xa0\u2009\x0b", max_size=8), st.text("abc \n\x85", max_size=8)),
+                max_size=6))
+def test_tokens_and_matched_words_equal_their_definitions(rows: list[tuple[str, str]]) -> None:
+    # WER.pl's words (ASCII whitespace only) and PER's sum_w min(count_hyp(w), count_ref(w)), pair by pair
+    for text in (t for row in rows for t in row):
+        stripped = text.strip(" \t\n\r\f\v")
+        assert tokenize(text) == (re.split(r"[ \t\n\r\f\v]+", stripped) if stripped else [])
+    family = ErrorRates()
+    hyp, ref = family._words([h for h, _ in rows]), family._words([r for _, r in rows])
+    expected = [sum((Counter(h) & Counter(r)).values()) for h, r in zip(hyp, ref, strict=True)]
+    assert matched_words(hyp, ref).tolist() == expected

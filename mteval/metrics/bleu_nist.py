@@ -18,7 +18,8 @@ first token is ``0`` is also divided by the total word count (Perl reads the pre
 words`` (``LP = 1`` when ``rho >= 1``); ``NISTi-n`` = the order-n term times LP; ``NIST`` = ``NIST-5``.
 
 Segment, document and system scores come from the same statistics (summed over the level), as
-mteval computes them. Tokenisation: :func:`mteval.metrics.tokenize.tokenize_13a`.
+mteval computes them. Tokenisation: :func:`mteval.metrics.tokenize.tokenize_13a` (a side's new segments
+at once: :func:`~mteval.metrics.tokenize.tokenize_13a_many`; each distinct segment once per run).
 
 Subsets (``docs/statistics.md``): BLEU of part of the test set is the score of its summed statistics
 (``stats``); NIST's is ``recompute``: the information weights of mteval-v13a run on those lines are
@@ -50,7 +51,7 @@ from mteval.metrics.ngram_stats import (
     prepare_ngrams,
 )
 from mteval.metrics.registry import register
-from mteval.metrics.tokenize import tokenize_13a
+from mteval.metrics.tokenize import tokenize_13a_many
 
 __all__ = ["BleuNist", "bleu_scores", "nist_scores", "nist_information", "COUNT", "HYP_LEN", "INFO", "MATCH",
            "MEAN_REF_LEN", "N_STATS", "REF_LEN"]
@@ -130,13 +131,18 @@ class BleuNist(StatsFamily):
     def __init__(self, case_sensitive: bool = True, **options: object) -> None:
         super().__init__(case_sensitive, **options)
         self.vocabulary = NgramVocabulary()
+        self._tokens_of: dict[str, tuple[str, ...]] = {}  # every segment tokenised in this run
 
     def subset_rule(self, level: str, variant: str) -> str:
         """NIST's information weights come from the reference lines of the run: ``recompute``."""
         return RECOMPUTE if variant.startswith("NIST") else super().subset_rule(level, variant)
 
     def _tokens(self, side: Side) -> list[tuple[str, ...]]:
-        return [tokenize_13a(text, self.case_sensitive) for text in side.texts]
+        """The 13a tokens of each segment (the ones not seen before tokenised together)."""
+        known = self._tokens_of
+        new = [text for text in dict.fromkeys(side.texts) if text not in known]
+        known.update(zip(new, tokenize_13a_many(new, self.case_sensitive), strict=True))
+        return [known[text] for text in side.texts]
 
     def prepare(self, references: Sequence[Side]) -> PreparedNgrams:
         return prepare_ngrams(self.vocabulary, [self._tokens(r) for r in references])

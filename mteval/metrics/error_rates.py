@@ -24,14 +24,14 @@ Conventions (``../shared/oracles/wmt21-ruen/README.md`` §5):
 * an empty reference segment (undefined in WER.pl) scores 1 when the hypothesis is non-empty and 0
   otherwise (the TER convention).
 
-Tokens and per-(hypothesis, reference) counts are cached per unique string / pair.
+Tokens are cached per unique string, edit distances per (hypothesis, reference) pair.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Sequence
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -44,13 +44,39 @@ from mteval.metrics.registry import register
 
 _WS = re.compile(r"[ \t\n\r\f\v]+")
 _ASCII_WS = " \t\n\r\f\v"
+# what str.split() also splits on (str.isspace), beyond _ASCII_WS
+_PYTHON_ONLY_WS = re.compile("[\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 Words = tuple[int, ...]
 
 
 def tokenize(text: str) -> list[str]:
     """WER.pl/PER.pl tokens: leading/trailing whitespace stripped, split on ASCII whitespace."""
+    if _PYTHON_ONLY_WS.search(text) is None:
+        return text.split()  # the same words: no other whitespace in the text
     stripped = text.strip(_ASCII_WS)
     return _WS.split(stripped) if stripped else []
+
+
+def matched_words(hyp: Sequence[Words], ref: Sequence[Words]) -> np.ndarray:
+    """PER's ``correct`` of each segment pair, ``sum_w min(count_hyp(w), count_ref(w))``, at once: the
+    codes ``(pair, word, side)`` sorted, a run of equal ``(pair, word)`` counts both sides."""
+    n = len(hyp)
+    pairs, ids, sides = [], [], []
+    for side, words in ((1, hyp), (0, ref)):
+        lengths = np.fromiter(map(len, words), dtype=np.int64, count=n)
+        pairs.append(np.repeat(np.arange(n, dtype=np.int64), lengths))
+        ids.append(np.fromiter(chain.from_iterable(words), dtype=np.int64, count=int(lengths.sum())))
+        sides.append(np.full(len(ids[-1]), side, dtype=np.int64))
+    word = np.concatenate(ids)
+    size = int(word.max()) + 1 if len(word) else 1
+    code = np.sort((np.concatenate(pairs) * size + word) * 2 + np.concatenate(sides))
+    if not len(code):
+        return np.zeros(n, dtype=np.int64)
+    keys = code >> 1
+    bounds = np.r_[0, np.flatnonzero(keys[1:] != keys[:-1]) + 1, len(keys)]
+    in_hyp = np.diff(np.r_[0, np.cumsum(code & 1)][bounds])
+    matched = np.minimum(in_hyp, np.diff(bounds) - in_hyp)
+    return np.bincount(keys[bounds[:-1]] // size, weights=matched, minlength=n).astype(np.int64)
 
 
 def rates(errors: np.ndarray, ref_len: np.ndarray) -> np.ndarray:
@@ -73,22 +99,21 @@ class _Texts:
     def __init__(self) -> None:
         self.ids: dict[str, int] = {}
         self.words: dict[str, Words] = {}
-        self.bags: dict[Words, Counter] = {}
 
     def __call__(self, text: str) -> Words:
         """Word ids of one segment."""
-        found = self.words.get(text)
-        if found is None:
-            found = tuple(self.ids.setdefault(w, len(self.ids)) for w in tokenize(text))
-            self.words[text] = found
-        return found
+        return self.many([text])[0]
 
-    def bag(self, words: Words) -> Counter:
-        """Word counts of a word-id sequence."""
-        found = self.bags.get(words)
-        if found is None:
-            found = self.bags[words] = Counter(words)
-        return found
+    def many(self, texts: Sequence[str]) -> list[Words]:
+        """Word ids of each segment (the new ones' words numbered in order of first occurrence)."""
+        known, ids = self.words, self.ids
+        new = [text for text in dict.fromkeys(texts) if text not in known]
+        tokens = [tokenize(text) for text in new]
+        for word in dict.fromkeys(chain.from_iterable(tokens)):
+            if word not in ids:
+                ids[word] = len(ids)
+        known.update(zip(new, (tuple(map(ids.__getitem__, words)) for words in tokens), strict=True))
+        return [known[text] for text in texts]
 
 
 @register
@@ -103,7 +128,6 @@ class ErrorRates(StatsFamily):
         super().__init__(case_sensitive=case_sensitive, **options)
         self._texts = _Texts()
         self._distance: dict[tuple[Words, Words], int] = {}
-        self._correct: dict[tuple[Words, Words], int] = {}
 
     def info(self, variant: str) -> MetricInfo:
         """``WER``/``PER`` are error rates >= 0, unbounded above (a long hypothesis makes both exceed 1);
@@ -119,7 +143,7 @@ class ErrorRates(StatsFamily):
 
     def _words(self, texts: Sequence[str]) -> list[Words]:
         """Word ids of each segment (lower-cased first unless case-sensitive)."""
-        return [self._texts(t if self.case_sensitive else t.lower()) for t in texts]
+        return self._texts.many(texts if self.case_sensitive else [t.lower() for t in texts])
 
     def prepare(self, references: Sequence[Side]) -> list[list[Words]]:
         """Word ids of every reference segment."""
@@ -129,28 +153,20 @@ class ErrorRates(StatsFamily):
 
     def counts(self, hyp: list[Words], ref: list[Words], per: bool = True) -> np.ndarray:
         """Per segment ``[edit distance, correct, |hyp|, |ref|]`` against one reference
-        (``correct`` left 0 unless ``per``); both cached per (hypothesis, reference) pair."""
+        (``correct`` left 0 unless ``per``); distances cached per (hypothesis, reference) pair."""
         if len(hyp) != len(ref):
             raise InputError(f"{len(hyp)} hypothesis segments but {len(ref)} reference segments")
-        distances, corrects = [], []
-        dist_cache, correct_cache = self._distance, self._correct
-        for h, r in zip(hyp, ref, strict=True):
-            key = (h, r)
+        distances = []
+        dist_cache = self._distance
+        for key in zip(hyp, ref, strict=True):
             d = dist_cache.get(key)
             if d is None:
-                d = dist_cache[key] = Levenshtein.distance(h, r)
+                d = dist_cache[key] = Levenshtein.distance(*key)
             distances.append(d)
-            if per:
-                c = correct_cache.get(key)
-                if c is None:
-                    bag_r = self._texts.bag(r)
-                    c = correct_cache[key] = sum(min(n, bag_r.get(w, 0))
-                                                 for w, n in self._texts.bag(h).items())
-                corrects.append(c)
         out = np.zeros((len(hyp), 4), dtype=np.int64)
         out[:, 0] = distances
         if per:
-            out[:, 1] = corrects
+            out[:, 1] = matched_words(hyp, ref)
         out[:, 2] = [len(h) for h in hyp]
         out[:, 3] = [len(r) for r in ref]
         return out

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -33,6 +34,17 @@ class Profile:
     """The n-grams of one token sequence: unique ids, their counts and orders (1-based)."""
 
     length: int
+    ids: np.ndarray
+    counts: np.ndarray
+    orders: np.ndarray
+
+
+@dataclass(frozen=True)
+class KnownNgrams:
+    """The interned n-grams of some sequences: per distinct (sequence, n-gram) its sequence number,
+    id, count and order, each sequence's in order of first occurrence."""
+
+    sequence: np.ndarray
     ids: np.ndarray
     counts: np.ndarray
     orders: np.ndarray
@@ -88,10 +100,13 @@ class NgramVocabulary:
         occurrence (position, then order), so that sums over them never depend on the ids."""
         lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=len(sequences))
         token_ids = self.tokens
-        tok = np.fromiter((token_ids.setdefault(t, len(token_ids)) for s in sequences for t in s),
-                          dtype=np.int64, count=int(lengths.sum()))
+        for token in dict.fromkeys(chain.from_iterable(sequences)):  # new tokens in order of first occurrence
+            if token not in token_ids:
+                token_ids[token] = len(token_ids)
         if len(token_ids) >= self.TOKEN_SPACE:
             raise ValueError(f"more than {self.TOKEN_SPACE} distinct tokens")
+        tok = np.fromiter(map(token_ids.__getitem__, chain.from_iterable(sequences)), dtype=np.int64,
+                          count=int(lengths.sum()))
         seq_of = np.repeat(np.arange(len(sequences), dtype=np.int64), lengths)
         room = np.repeat(np.cumsum(lengths), lengths) - np.arange(len(tok))  # tokens left in its sequence
         current = np.full(len(tok), -1, dtype=np.int64)  # id of the (n-1)-gram starting at each position
@@ -111,6 +126,39 @@ class NgramVocabulary:
         bounds = np.searchsorted(unique // _SHIFT, np.arange(len(sequences) + 1))
         return [Profile(int(lengths[i]), unique[a:b] % _SHIFT, counts[a:b], order[a:b])
                 for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:], strict=True))]
+
+    def known(self, sequences: Sequence[tuple[str, ...]], lengths: np.ndarray) -> KnownNgrams:
+        """The n-grams of each sequence that are interned already (lookups only: a hypothesis' other
+        n-grams cannot match any reference), per sequence in order of first occurrence (position,
+        then order) as in :meth:`profiles`; nothing is interned or cached."""
+        tok = np.fromiter(map(self.tokens.get, chain.from_iterable(sequences), repeat(-1)), dtype=np.int64,
+                          count=int(lengths.sum()))
+        room = np.repeat(np.cumsum(lengths), lengths) - np.arange(len(tok))  # tokens left in its sequence
+        ids = np.full((len(tok), MAX_ORDER), -1, dtype=np.int64)  # id of the n-gram at each (position, n)
+        at = np.flatnonzero(tok >= 0)
+        ids[at, 0] = self._find(tok[at])
+        for n in range(2, MAX_ORDER + 1):
+            at = np.flatnonzero(room >= n)
+            at = at[(ids[at, n - 2] >= 0) & (tok[at + n - 1] >= 0)]
+            ids[at, n - 1] = self._find((ids[at, n - 2] + 1) * self.TOKEN_SPACE + tok[at + n - 1])
+        flat = ids.ravel()
+        occurrence = np.flatnonzero(flat >= 0)  # position * MAX_ORDER + n - 1, increasing
+        seq_of = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+        keys = seq_of[occurrence // MAX_ORDER] * _SHIFT + flat[occurrence]
+        unique, first, counts = np.unique(keys, return_index=True, return_counts=True)
+        seen = np.argsort(first)  # distinct n-grams of a sequence in order of first occurrence
+        unique = unique[seen]
+        return KnownNgrams(unique // _SHIFT, unique % _SHIFT, counts[seen].astype(np.float64),
+                           occurrence[first[seen]] % MAX_ORDER + 1)
+
+    def _find(self, keys: np.ndarray) -> np.ndarray:
+        """Ids of (prefix, token) keys, -1 for keys never interned."""
+        ids = np.full(len(keys), -1, dtype=np.int64)
+        if len(self._keys):
+            pos = sorted_search(self._keys, keys)
+            found = self._keys[pos] == keys
+            ids[found] = self._ids[pos[found]]
+        return ids
 
     def prefixes(self) -> np.ndarray:
         """The id of every n-gram's (n-1)-gram prefix, by n-gram id (-1 for unigrams)."""
@@ -139,6 +187,15 @@ class NgramVocabulary:
     def table(self) -> dict[int, int]:
         """Every interned key and its id (for inspection; lookups use the sorted arrays)."""
         return dict(zip(self._keys.tolist(), self._ids.tolist(), strict=True))
+
+
+def sorted_search(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(haystack, needles)`` clipped to the last index (so it can index it; the caller
+    compares), with the needles searched in sorted order (several times faster on a large haystack)."""
+    order = np.argsort(needles)
+    pos = np.empty(len(needles), dtype=np.intp)
+    pos[order] = np.searchsorted(haystack, needles[order])
+    return np.minimum(pos, len(haystack) - 1)
 
 
 def _concat(profiles: Sequence[Profile], segments: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -197,29 +254,25 @@ def ngram_statistics(vocab: NgramVocabulary, hypothesis: Sequence[tuple[str, ...
     n = len(hypothesis)
     if n != len(prepared.lengths):
         raise ValueError(f"hypothesis has {n} segments, references have {len(prepared.lengths)}")
-    profiles = vocab.profiles(hypothesis)
-    keys, counts = _concat(profiles, range(n))
-    ids = keys % _SHIFT
-    seg = keys // _SHIFT
-    orders = np.concatenate([p.orders for p in profiles]) if profiles else np.zeros(0, np.int64)
-    if len(prepared.keys):
-        pos = np.minimum(np.searchsorted(prepared.keys, keys), len(prepared.keys) - 1)
-        found = prepared.keys[pos] == keys
-        clipped = np.where(found, np.minimum(counts, prepared.max_counts[pos]), 0.0)
-    else:  # references without a single n-gram (all empty)
-        found = np.zeros(len(keys), dtype=bool)
-        clipped = np.zeros(len(keys))
-    # ids interned after the references were prepared cannot match them
-    info = prepared.info[np.minimum(ids, len(prepared.info) - 1)] if len(prepared.info) else np.zeros(len(ids))
-    bins = seg * MAX_ORDER + orders - 1
+    lengths = np.fromiter(map(len, hypothesis), dtype=np.int64, count=n)
+    known = vocab.known(hypothesis, lengths)
     stats = np.zeros((n, N_STATS))
-    stats[:, MATCH] = np.bincount(bins, weights=clipped, minlength=n * MAX_ORDER).reshape(n, MAX_ORDER)
-    stats[:, INFO] = np.bincount(bins, weights=np.where(found, clipped * np.nan_to_num(info), 0.0),
-                                 minlength=n * MAX_ORDER).reshape(n, MAX_ORDER)
-    lengths = np.array([p.length for p in profiles], dtype=np.float64)
+    if len(prepared.keys) and len(known.ids):
+        keys = known.sequence * _SHIFT + known.ids
+        pos = sorted_search(prepared.keys, keys)
+        found = prepared.keys[pos] == keys
+        clipped = np.minimum(known.counts[found], prepared.max_counts[pos[found]])
+        ids = known.ids[found]
+        # ids interned after the references were prepared are not among their keys
+        info = np.nan_to_num(prepared.info[np.minimum(ids, len(prepared.info) - 1)])
+        bins = known.sequence[found] * MAX_ORDER + known.orders[found] - 1
+        stats[:, MATCH] = np.bincount(bins, weights=clipped, minlength=n * MAX_ORDER).reshape(n, MAX_ORDER)
+        stats[:, INFO] = np.bincount(bins, weights=clipped * info, minlength=n * MAX_ORDER).reshape(n, MAX_ORDER)
     stats[:, HYP_LEN] = lengths
     stats[:, COUNT] = np.maximum(lengths[:, None] - np.arange(MAX_ORDER)[None, :], 0)
-    stats[:, REF_LEN] = [min(r, key=lambda x: (abs(h - x), x)) if r else 0
-                         for h, r in zip(lengths, prepared.lengths, strict=True)]
-    stats[:, MEAN_REF_LEN] = [sum(r) / prepared.n_refs for r in prepared.lengths]
+    ref_lengths = np.asarray(prepared.lengths, dtype=np.int64).reshape(n, prepared.n_refs)
+    # the closest reference length, the shorter one on ties (2 |h - r| + [r > h] orders them so)
+    closeness = 2 * np.abs(lengths[:, None] - ref_lengths) + (ref_lengths > lengths[:, None])
+    stats[:, REF_LEN] = np.take_along_axis(ref_lengths, np.argmin(closeness, axis=1)[:, None], axis=1)[:, 0]
+    stats[:, MEAN_REF_LEN] = ref_lengths.sum(axis=1) / prepared.n_refs
     return stats

@@ -19,6 +19,7 @@ Lower-casing for case-insensitive runs is ASCII-only, as mteval's ``tr/[A-Z]/[a-
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
 _PUNCT = re.compile(r"([\{-\~\[-\` -\&\(-\+\:-\@\/])")
@@ -54,3 +55,53 @@ def tokenize_13a(text: str, case_sensitive: bool = True) -> tuple[str, ...]:
     if "-" in norm:
         norm = _DASH_AFTER_DIGIT.sub(r"\1 \2 ", norm)
     return perl_split(norm)
+
+
+_SEPARATOR = "\n"  # between the segments of a batch (a batch with a segment that holds one is tokenised singly)
+# _PUNCT without the space: a space padded with spaces separates the same tokens
+_PUNCT_BUT_SPACE = re.compile(r"([\{-\~\[-\`!-\&\(-\+\:-\@\/])")
+_PERIOD_COMMA = re.compile(r"([.,])")
+_DIGIT_DASH = re.compile(r"-(?<=[0-9]-)")  # _DASH_AFTER_DIGIT's matches, found from the dash
+_DIGITS = frozenset("0123456789")
+
+
+def tokenize_13a_many(texts: Sequence[str], case_sensitive: bool = True) -> list[tuple[str, ...]]:
+    """:func:`tokenize_13a` of every segment, each rule applied once to the joined segments (each
+    padded with a space on both sides, so no match spans two); the period/comma rules decided at
+    each period or comma (:func:`_space_periods_commas`) instead of a regex tried at every character."""
+    if not texts:
+        return []
+    joined = _SEPARATOR.join(texts)
+    if joined.count(_SEPARATOR) != len(texts) - 1:
+        return [tokenize_13a(text, case_sensitive) for text in texts]
+    norm = f" {joined.replace('&lt;', '<').replace('&gt;', '>')} ".replace(_SEPARATOR, f" {_SEPARATOR} ")
+    if not case_sensitive:
+        norm = norm.translate(_ASCII_LOWER)
+    norm = " ".join(_PUNCT_BUT_SPACE.split(norm))  # " \1 ": the split's pieces joined by spaces
+    norm = _DIGIT_DASH.sub(" - ", _space_periods_commas(norm))  # "\1 \2 " for a digit and its dash
+    segments = norm.split(_SEPARATOR)
+    if _PYTHON_ONLY_SPACE.search(norm) is not None:
+        return [perl_split(segment) for segment in segments]
+    return [tuple(segment.split()) for segment in segments]
+
+
+def _space_periods_commas(text: str) -> str:
+    r"""The two period/comma rules (``s/([^0-9])([\.,])/$1 $2 /g``, then ``s/([\.,])([^0-9])/ $1 $2/g``):
+    a period or comma gets a space on both sides where either substitution matches it. Each scans
+    from the left without overlapping matches, so whether one matches depends on the one before in
+    a run of periods and commas: the first rule's ``[^0-9]`` may be the previous mark unless that was
+    its own match's mark; the second rule sees the first rule's spaces, and its ``[^0-9]`` may be the
+    next mark, which then cannot start a match."""
+    parts = _PERIOD_COMMA.split(text)  # text, mark, text, mark, ..., text
+    last = len(parts) - 2
+    first_rule = second_rule = False  # for the previous mark
+    for k in range(1, len(parts), 2):
+        before, after = parts[k - 1], parts[k + 1]
+        was_first = first_rule
+        first_rule = before[-1] not in _DIGITS if before else k > 1 and not was_first
+        follows = first_rule or (after[0] not in _DIGITS if after else k < last)  # a [^0-9] after the mark
+        taken = second_rule and not before and not was_first and not first_rule  # the previous match's [^0-9]
+        second_rule = follows and not taken
+        if first_rule or second_rule:
+            parts[k] = f" {parts[k]} "
+    return "".join(parts)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import math
+import re
 import zlib
 from collections import Counter
 from collections.abc import Mapping
@@ -81,36 +82,124 @@ def stats_text(row: np.ndarray) -> str:
 
 
 def stats_texts(stats: np.ndarray) -> list[str]:
-    """:func:`stats_text` of every row, with the integer test done once for the whole matrix."""
+    """:func:`stats_text` of every row, with the integer test done once for the whole matrix (the same
+    text: ``str`` of a Python int or float is its ``repr``)."""
     values = np.asarray(stats, dtype=np.float64)
     whole = (values == np.floor(values)) & (np.abs(values) < 2 ** 53) & ~np.signbit(values)
-    integers = np.where(whole, values, 0).astype(np.int64).tolist()
-    return [" ".join(str(i) if w else (repr(v) if math.isfinite(v) else "nan")
-                     for v, i, w in zip(row, irow, wrow, strict=True))
-            for row, irow, wrow in zip(values.tolist(), integers, whole.tolist(), strict=True)]
+    cells = values.astype(object)
+    cells[whole] = values[whole].astype(np.int64).astype(object)
+    cells[~np.isfinite(values)] = "nan"
+    return [" ".join(map(str, row)) for row in cells.tolist()]
+
+
+_LAST_STATS: list[tuple[tuple[int, ...], bytes, list[str]]] = []  # the last matrix formatted, as text
+
+
+def _stats_lines(stats: np.ndarray) -> list[str]:
+    """:func:`stats_texts`, remembered for the last matrix (the files of one family's variants share
+    theirs: BLEU and NIST, -WER and -PER), recognised by its exact bytes."""
+    values = np.ascontiguousarray(stats, dtype=np.float64)
+    shape, data = values.shape, values.tobytes()
+    last = _LAST_STATS[-1] if _LAST_STATS else None  # one read: safe if another thread replaces it
+    if last is not None and last[0] == shape and last[1] == data:
+        return last[2]
+    lines = stats_texts(values)
+    _LAST_STATS[:] = [(shape, data, lines)]
+    return lines
 
 
 def _fmt(value: float) -> str:
     return repr(float(value)) if math.isfinite(value) else "nan"
 
 
-def content_digest(scores: ScoreSet, stats_lines: list[str] | None = None) -> str:
+def _fmt_all(values: np.ndarray) -> list[str]:
+    """:func:`_fmt` of every value."""
+    values = np.asarray(values, dtype=np.float64)
+    texts = list(map(repr, values.tolist()))
+    for i in np.flatnonzero(np.isinf(values)).tolist():
+        texts[i] = "nan"
+    return texts
+
+
+def content_digest(scores: ScoreSet, stats_lines: list[str] | None = None,
+                   segment_texts: list[str] | None = None) -> str:
     """sha256 of every score as written (system, documents in file order, segments): a computed
     file whose digest does not match was damaged after it was written (a flipped digit).
-    ``stats_lines``: the statistics already as text (:func:`stats_texts`), to format them once."""
+    ``stats_lines``, ``segment_texts``: the statistics and segment scores already as text
+    (:func:`stats_texts`, :func:`_fmt_all`), to format them once."""
     parts = [_fmt(scores.system)] + [f"{doc}={_fmt(v)}" for doc, v in scores.documents.items()]
-    parts += [_fmt(v) for v in scores.segments]
+    parts += _fmt_all(scores.segments) if segment_texts is None else segment_texts
     if scores.stats is not None:  # files without statistics keep the digest they always had
         parts += ["stats"] + (stats_texts(scores.stats) if stats_lines is None else stats_lines)
     return "sha256:" + hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
+
+
+_DECLARATION = "<?xml version='1.0' encoding='UTF-8'?>\n"
+# what libxml2 escapes in an attribute value (lxml's serialiser); text here is only numbers
+_ATTRIBUTE_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#10;",
+                                    "\r": "&#13;", "\t": "&#9;"})
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")  # lxml refuses these
+
+
+def _start_tag(tag: str, attributes: list[tuple[str, str]], empty: bool = False) -> str:
+    text = "".join(f' {name}="{value.translate(_ATTRIBUTE_ESCAPES)}"' for name, value in attributes)
+    return f"<{tag}{text}{'/' if empty else ''}>"
 
 
 def to_xml(score_file: ScoreFile, doc_ids: tuple[str, ...]) -> bytes:
     """Serialise scores; ``doc_ids`` gives the document of every segment (in order).
 
     Every segment gets an ``<S>`` (``nan`` where the metric has no score), so a file with fewer
-    is recognisably damaged; ``digest`` covers every value written.
+    is recognisably damaged; ``digest`` covers every value written. Written as text, byte for byte
+    what lxml writes for the same tree (:func:`_to_xml_tree`, which serialises values lxml refuses).
     """
+    s = score_file.scores
+    written = ScoreSet(s.system, {doc: s.documents.get(doc, math.nan) for doc in dict.fromkeys(doc_ids)},
+                       s.segments, s.stats)
+    root = [("metric", score_file.metric), ("target", score_file.target), ("ref", score_file.refset),
+            ("score", _fmt(s.system)), ("n_docs", str(len(written.documents))), ("n_segments", str(len(s.segments))),
+            ("signature", score_file.signature), ("inputs", score_file.inputs)]
+    if any(_NOT_XML.search(text) for text in [value for _, value in root] + list(written.documents)):
+        return _to_xml_tree(score_file, doc_ids)
+    root += [("aggregate", score_file.aggregate)] if score_file.aggregate else []
+    root += [("n_stats", str(s.stats.shape[1]))] if s.stats is not None else []
+    stats_lines = None if s.stats is None else _stats_lines(s.stats)
+    segment_texts = _fmt_all(s.segments)
+    root.append(("digest", content_digest(written, stats_lines, segment_texts)))
+    if not len(segment_texts):
+        return (_DECLARATION + _start_tag("IQ", root, empty=True) + "\n").encode("utf-8")
+    body = _documents(written, doc_ids, segment_texts, stats_lines)
+    return "".join([_DECLARATION, _start_tag("IQ", root), "\n", *body, "</IQ>\n"]).encode("utf-8")
+
+
+def _documents(written: ScoreSet, doc_ids: tuple[str, ...], segment_texts: list[str],
+               stats_lines: list[str] | None) -> list[str]:
+    """The ``DOC`` elements, each with its ``S`` lines (pretty-printed as lxml does)."""
+    if len(doc_ids) != len(segment_texts):
+        raise ValueError(f"{len(doc_ids)} document ids for {len(segment_texts)} segments")
+    numbers = range(1, len(segment_texts) + 1)
+    if stats_lines is None:
+        lines = [f'    <S n="{n}">{text}</S>\n' for n, text in zip(numbers, segment_texts, strict=True)]
+    else:
+        lines = [f'    <S n="{n}" stats="{stats}">{text}</S>\n'
+                 for n, stats, text in zip(numbers, stats_lines, segment_texts, strict=True)]
+    by_doc: dict[str, list[str]] = {doc: [] for doc in written.documents}
+    if len(by_doc) == 1:
+        by_doc[doc_ids[0]] = lines
+    else:
+        for doc, line in zip(doc_ids, lines, strict=True):
+            by_doc[doc].append(line)
+    out = []
+    for number, (doc, segments) in enumerate(by_doc.items(), start=1):
+        out.append("  " + _start_tag("DOC", [("id", doc), ("n", str(number)), ("n_segments", str(len(segments))),
+                                            ("score", _fmt(written.documents[doc]))]) + "\n")
+        out += segments
+        out.append("  </DOC>\n")
+    return out
+
+
+def _to_xml_tree(score_file: ScoreFile, doc_ids: tuple[str, ...]) -> bytes:
+    """:func:`to_xml` through an lxml tree (the definition the text output is tested against)."""
     s = score_file.scores
     written = ScoreSet(s.system, {doc: s.documents.get(doc, math.nan) for doc in dict.fromkeys(doc_ids)},
                        s.segments, s.stats)
