@@ -179,8 +179,9 @@ class SetupRun:
         for references, group in by_refset.items():
             todo = []
             for pair in group:
+                inputs = self.inputs(pair)
                 stale = [v for v in variants if self.remake or not self.cache.is_current(
-                    pair.target, pair.refset, v, signatures[v], self.inputs(pair), len(self.texts), needs_stats)]
+                    pair.target, pair.refset, v, signatures[v], inputs, len(self.texts), needs_stats)]
                 self.report.skipped += len(variants) - len(stale)
                 if stale:
                     todo.append((pair, stale))
@@ -224,8 +225,11 @@ def run_setup(experiment: Experiment, texts: LoadedTexts, jack: bool = False, re
         if address is not None:
             cluster = stack.enter_context(DaskEngine(address, jobs or experiment.jobs, progress))
         run = SetupRun(experiment, texts, remake, progress, cluster)
-        report = _run_setup(run, jack, targets, jobs_of(experiment, jobs))
-        _write_learned(experiment, texts, models, jack, remake, progress, targets, report)
+        try:
+            report = _run_setup(run, jack, targets, jobs_of(experiment, jobs))
+            _write_learned(run, models, jack, targets, report)
+        finally:  # what was written or read whole, even when the run stops half-way
+            run.cache.write_stamps()
         return report
 
 
@@ -259,19 +263,17 @@ def _run_setup(run: SetupRun, jack: bool, targets: tuple[str, ...] | None, jobs:
     return run.report
 
 
-def _write_learned(experiment: Experiment, texts: LoadedTexts, models: list[learned.LearnedModel], jack: bool,
-                   remake: bool, progress: Progress | None, targets: tuple[str, ...] | None,
-                   report: SetupReport) -> None:
+def _write_learned(run: SetupRun, models: list[learned.LearnedModel], jack: bool,
+                   targets: tuple[str, ...] | None, report: SetupReport) -> None:
     """The learned metrics (``learned:``) for every pair whose features are now cached."""
     if not models:
         return
+    experiment, progress = run.experiment, run.progress
     planned = plan_pairs(experiment, jack, targets) + hybrid_pairs(experiment, targets)
     pairs = [(pair.target, pair.refset) for pair in planned]
-    cache = ScoreCache(experiment.cache)
     for model in models:
-        if progress:
-            progress(f"learned metric {model.name}: {len(pairs)} pair(s) from {', '.join(model.columns.values())}")
-        written, skipped = learned.write_pairs(cache, texts.documents, model, pairs, remake, LOG.warning)
+        progress(f"learned metric {model.name}: {len(pairs)} pair(s) from {', '.join(model.columns.values())}")
+        written, skipped = learned.write_pairs(run.cache, run.texts.documents, model, pairs, run.remake, LOG.warning)
         report.computed += len(written)
         report.files += written
         report.skipped += skipped
