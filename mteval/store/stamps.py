@@ -223,4 +223,5 @@ def _write_index(folder: Path, entries: dict[str, Stamp]) -> None:
         path.unlink(missing_ok=True)
         return
     document = {"format": FORMAT, "files": files, "check": _check(files)}
-    write_atomic(path, (json.dumps(document, sort_keys=True, indent=1, ensure_ascii=True) + "\n").encode("ascii"))
+    text = json.dumps(document, sort_keys=True, indent=1, ensure_ascii=True) + "\n"
+    write_atomic(path, text.encode("ascii"), durable=False)  # checked when read: no fsync needed
