@@ -69,12 +69,16 @@ class ScoreCache:
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
         self.stamps = Stamps()  # what is known of files written or read whole (mteval.store.stamps)
+        self._checked: set[str] = set()  # path components found valid (a run asks for each many times)
+        self._real_root: Path | None = None
 
     def _folder(self, target: str, refset: str, metric: str) -> Path:
         for component in (target, refset, metric):
-            problem = check_component(component)
-            if problem is not None:
-                raise CacheError(f"cannot be a cache path: {problem}", self.root)
+            if component not in self._checked:
+                problem = check_component(component)
+                if problem is not None:
+                    raise CacheError(f"cannot be a cache path: {problem}", self.root)
+                self._checked.add(component)
         return self.root / target / refset
 
     def path(self, target: str, refset: str, metric: str) -> Path:
@@ -98,7 +102,9 @@ class ScoreCache:
 
     def _outside(self, path: Path) -> str | None:
         """Why a file may not be read: it resolves (through links) outside the cache."""
-        real, root = path.resolve(), self.root.resolve()
+        if self._real_root is None:  # resolved once: the root does not move while a run holds it
+            self._real_root = self.root.resolve()
+        real, root = path.resolve(), self._real_root
         return None if root in real.parents else f"resolves to {real}, outside the cache {root}"
 
     def _inside(self, path: Path) -> None:
