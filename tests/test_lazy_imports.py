@@ -98,3 +98,20 @@ def test_a_family_created_alone_imports_its_module_only() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.split(" ", 1)[0] == "chrF"
     assert "meteor" not in done.stdout and "bleu_nist" not in done.stdout and "mteval.metrics.chrf" in done.stdout
+
+
+STALE = """
+import sys
+from mteval.metrics import catalog, registry
+del catalog.VARIANTS["chrF++"]  # as if a family had gained a variant since the catalog was made
+catalog.ALIASES.pop("MTR-para")
+assert registry.expand(["chrF++", "MTR-para"]) == ["chrF++", "MTR-para"]
+assert registry.family_of("chrF++") == "chrF" and registry.canonical("MTR-para") == "METEOR-stsypa"
+assert type(registry.create("chrF")).__name__
+print("ok")
+"""
+
+
+def test_a_stale_catalog_falls_back_to_the_registered_families() -> None:
+    done = subprocess.run([sys.executable, "-c", STALE], capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr

@@ -170,7 +170,19 @@ def family_of(name: str) -> str:
     try:
         return variants[aliases.get(name, name)]
     except KeyError:
+        if _load_on_miss():
+            return family_of(name)
         raise ConfigError(f"unknown metric {quote(name)}{did_you_mean(name)}") from None
+
+
+def _load_on_miss() -> bool:
+    """A name the catalog does not know: load every family (in case the catalog is out of date);
+    True when that was not done yet (look again), False when the registered tables answered."""
+    if _loaded:
+        return False
+    LOG.debug("a name not in the metric catalog; loading every family")
+    _load()
+    return True
 
 
 def did_you_mean(name: str) -> str:
@@ -197,6 +209,8 @@ def variants_of(name: str) -> tuple[str, ...]:
     _, groups, aliases = _names()
     members = groups[name] if name in groups else _family_variants(name)
     if members is None:
+        if _load_on_miss():
+            return variants_of(name)
         raise ConfigError(f"unknown metric family {quote(name)}{did_you_mean(name)}; known: "
                           f"{', '.join(family_names())}")
     own = [v for v in members if v not in aliases]
@@ -211,6 +225,7 @@ def expand(names: Iterable[str]) -> list[str]:
     canonical variants. A later name for a metric already selected is dropped (logged once when
     the user named both). Raises :class:`ConfigError` for an unknown name.
     """
+    names = list(names)
     variants, groups, aliases = _names()
     out: dict[str, str] = {}  # canonical -> the spelling kept
     for name in names:
@@ -219,6 +234,8 @@ def expand(names: Iterable[str]) -> list[str]:
         elif name in groups or _family_variants(name) is not None:
             for variant in variants_of(name):
                 _keep(out, variant, explicit=False)
+        elif _load_on_miss():
+            return expand(names)
         else:
             raise ConfigError(f"unknown metric {quote(name)}{did_you_mean(name)}; known families: "
                               f"{', '.join(family_names())}")
