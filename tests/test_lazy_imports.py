@@ -60,6 +60,14 @@ def test_a_lexical_run_imports_no_heavy_or_unused_module(tmp_path: Path) -> None
     assert _under(found["warm_added"], ("mteval.pipeline.engine", "concurrent", "multiprocessing")) == []
 
 
+def test_the_registered_order_does_not_depend_on_the_import_order() -> None:
+    code = ("from mteval.metrics import registry; registry.create('METEOR'); registry.create('chrF'); "
+            "print(registry.catalog_text())")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == Path(catalog.__file__).read_text(encoding="utf-8") + "\n"
+
+
 def test_the_catalog_is_up_to_date() -> None:
     text = Path(catalog.__file__).read_text(encoding="utf-8")
     assert text == registry.catalog_text(), "run: python -m mteval.metrics.registry (then commit catalog.py)"

@@ -75,8 +75,22 @@ def _load() -> None:
     if not _loaded:
         for module in FAMILY_MODULES:
             importlib.import_module(module)
+        _in_module_order()
         _ALIASES.update(_checked_aliases())
         _loaded = True
+
+
+def _in_module_order() -> None:
+    """Register the families again in ``FAMILY_MODULES`` order (each module's in its own order),
+    whichever was imported first (:func:`create` imports one module at a time): the tables, and
+    what lists them, keep one order (others' families last, in the order they came)."""
+    rank = {module: index for index, module in enumerate(FAMILY_MODULES)}
+    classes = sorted(_FAMILIES.values(), key=lambda cls: rank.get(cls.__module__, len(rank)))  # stable
+    _FAMILIES.clear()
+    _VARIANTS.clear()
+    _GROUPS.clear()
+    for cls in classes:
+        register(cls)
 
 
 def _checked_aliases() -> dict[str, str]:
