@@ -33,9 +33,11 @@ def file_mode() -> int:
     return 0o666 & ~mask
 
 
-def write_atomic(path: Path, data: bytes, fsync_folder: bool = False) -> None:
+def write_atomic(path: Path, data: bytes, fsync_folder: bool = False, durable: bool = True) -> None:
     """Write ``data`` to ``path`` atomically and durably (module docstring); ``fsync_folder`` also
-    makes the rename itself durable. Raises OSError; the temporary file never stays behind."""
+    makes the rename itself durable; ``durable=False`` skips the fsync (a file that is checked when
+    read, and only saves work: a power loss may leave it empty or old). Raises OSError; the
+    temporary file never stays behind."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -43,7 +45,8 @@ def write_atomic(path: Path, data: bytes, fsync_folder: bool = False) -> None:
             f.write(data)
             f.flush()
             os.fchmod(f.fileno(), file_mode())
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
         os.replace(tmp, path)
     finally:
         Path(tmp).unlink(missing_ok=True)

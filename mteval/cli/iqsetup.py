@@ -30,11 +30,9 @@ from mteval.cli.common import run_command
 from mteval.errors import ConfigError, quote
 from mteval.pipeline import legacy_eval_config
 from mteval.pipeline.config import MAX_JOBS, load
-from mteval.pipeline.evaluate import default_metrics
 from mteval.pipeline.setup import run_setup
 from mteval.pipeline.texts import load_texts
 from mteval.progress import set_quiet
-from mteval.store.cache import ScoreCache
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -77,6 +75,9 @@ def main(argv: list[str] | None = None) -> int:
         report = run_setup(legacy_eval_config.computable(experiment), texts, jack=args.jack, remake=args.remake,
                            progress=progress, jobs=jobs, dask=args.scheduler)
         if kept is not None:
+            from mteval.pipeline.evaluate import default_metrics  # only for an IQeval.config
+            from mteval.store.cache import ScoreCache
+
             out = Path(args.eval_config)
             legacy_eval_config.write_eval_config(experiment, Path(args.config), out,
                                                  default_metrics(experiment, ScoreCache(experiment.cache)),

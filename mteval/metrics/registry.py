@@ -2,7 +2,11 @@
 
 Families register explicitly with :func:`register` in their own module; the modules are listed in
 ``FAMILY_MODULES`` and imported lazily on first use, so that a lexical-only run never imports
-the annotation layer.
+the annotation layer. Names are looked up in :mod:`mteval.metrics.catalog` (generated from the
+registered families: ``python -m mteval.metrics.registry``; a test checks it is up to date), so
+that :func:`create` imports only the module of the family it creates; :func:`families` (and a
+catalog that does not match a family it imported) imports them all, and the registered tables
+answer from then on.
 
 Every metric has one *canonical* name (a registered variant) and possibly *aliases*
 (:mod:`mteval.metrics.aliases`: the IQMT manual's spellings, duplicate names). :func:`expand`
@@ -12,8 +16,8 @@ computes; families and groups expand to canonical variants only.
 
 from __future__ import annotations
 
-import difflib
 import importlib
+import json
 import logging
 from collections.abc import Iterable
 from typing import Any
@@ -24,7 +28,8 @@ from mteval.metrics.base import MetricFamily
 
 LOG = logging.getLogger(__name__)
 
-# Every module that registers families. Add one line per new family module.
+# Every module that registers families. Add one line per new family module, then regenerate the
+# catalog: python -m mteval.metrics.registry (tests/test_lazy_imports.py checks it is up to date).
 FAMILY_MODULES: tuple[str, ...] = (
     "mteval.metrics.bleu_nist",
     "mteval.metrics.rouge",
@@ -70,8 +75,22 @@ def _load() -> None:
     if not _loaded:
         for module in FAMILY_MODULES:
             importlib.import_module(module)
+        _in_module_order()
         _ALIASES.update(_checked_aliases())
         _loaded = True
+
+
+def _in_module_order() -> None:
+    """Register the families again in ``FAMILY_MODULES`` order (each module's in its own order),
+    whichever was imported first (:func:`create` imports one module at a time): the tables, and
+    what lists them, keep one order (others' families last, in the order they came)."""
+    rank = {module: index for index, module in enumerate(FAMILY_MODULES)}
+    classes = sorted(_FAMILIES.values(), key=lambda cls: rank.get(cls.__module__, len(rank)))  # stable
+    _FAMILIES.clear()
+    _VARIANTS.clear()
+    _GROUPS.clear()
+    for cls in classes:
+        register(cls)
 
 
 def _checked_aliases() -> dict[str, str]:
@@ -92,66 +111,124 @@ def families() -> dict[str, type[MetricFamily]]:
 
 def create(family: str, case_sensitive: bool | None = None, **options: Any) -> MetricFamily:
     """An instance of a family; ``case_sensitive=None`` keeps the family's own default."""
-    cls = families()[family]
+    cls = _family_class(family)
     if case_sensitive is not None:
         options["case_sensitive"] = case_sensitive
     return cls(**options)
 
 
+def _family_class(family: str) -> type[MetricFamily]:
+    """A family's class, importing only its module when the catalog lists it as registered there."""
+    if not _loaded:
+        from mteval.metrics import catalog
+
+        module = catalog.MODULES.get(family)
+        if module is not None:
+            importlib.import_module(module)
+            cls = _FAMILIES.get(family)
+            if cls is not None and _catalogued(cls):
+                return cls
+            LOG.debug("the metric catalog does not match family %s; loading every family", family)
+    return families()[family]
+
+
+def _catalogued(cls: type[MetricFamily]) -> bool:
+    """Whether a registered family has the variants and groups the catalog gives it."""
+    variants, groups, _ = _names()
+    return ({v for v, f in variants.items() if f == cls.family} == set(cls.variants)
+            and all(groups.get(g) == tuple(m) for g, m in getattr(cls, "groups", {}).items()))
+
+
+def _names() -> tuple[dict[str, str], dict[str, tuple[str, ...]], dict[str, str]]:
+    """(variant -> family, group -> members, alias -> canonical variant): the registered tables once
+    every family is loaded, else the catalog's (no family module imported)."""
+    if _loaded:
+        return _VARIANTS, _GROUPS, _ALIASES
+    from mteval.metrics import catalog
+
+    return catalog.VARIANTS, catalog.GROUPS, catalog.ALIASES
+
+
+def _family_variants(family: str) -> tuple[str, ...] | None:
+    """A family's variants in registration order (None: no such family)."""
+    if _loaded:
+        return tuple(_FAMILIES[family].variants) if family in _FAMILIES else None
+    from mteval.metrics import catalog
+
+    if family not in catalog.MODULES:
+        return None
+    return tuple(v for v, f in catalog.VARIANTS.items() if f == family)
+
+
 def all_variants() -> list[str]:
     """Every canonical variant name, grouped by family (aliases: :func:`alias_table`)."""
-    _load()
-    return [v for v in _VARIANTS if v not in _ALIASES]
+    variants, _, aliases = _names()
+    return [v for v in variants if v not in aliases]
 
 
 def alias_table() -> dict[str, str]:
     """Every alias -> the canonical variant it denotes."""
-    _load()
-    return dict(_ALIASES)
+    return dict(_names()[2])
 
 
 def canonical(name: str) -> str:
     """The variant a name denotes: an alias's canonical variant, any other name itself (unchecked:
     users' own metrics in the cache keep their names)."""
-    _load()
-    return _ALIASES.get(name, name)
+    aliases = _names()[2]
+    return aliases.get(name, name)
 
 
 def family_of(name: str) -> str:
     """The family that computes a variant (or an alias of one)."""
-    _load()
+    variants, _, aliases = _names()
     try:
-        return _VARIANTS[_ALIASES.get(name, name)]
+        return variants[aliases.get(name, name)]
     except KeyError:
+        if _load_on_miss():
+            return family_of(name)
         raise ConfigError(f"unknown metric {quote(name)}{did_you_mean(name)}") from None
+
+
+def _load_on_miss() -> bool:
+    """A name the catalog does not know: load every family (in case the catalog is out of date);
+    True when that was not done yet (look again), False when the registered tables answered."""
+    if _loaded:
+        return False
+    LOG.debug("a name not in the metric catalog; loading every family")
+    _load()
+    return True
 
 
 def did_you_mean(name: str) -> str:
     """``"; did you mean 'X'?"`` for the closest known metric, family or alias names ("" if none)."""
-    _load()
-    known = list(dict.fromkeys([*_VARIANTS, *_ALIASES, *family_names()]))  # a name in two lists: offered once
+    import difflib  # only for an unknown name
+
+    variants, _, aliases = _names()
+    known = list(dict.fromkeys([*variants, *aliases, *family_names()]))  # a name in two lists: offered once
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.75)
     return f"; did you mean {' or '.join(quote(c) for c in close)}?" if close else ""
 
 
 def family_names() -> list[str]:
     """Names that select several variants: families and their groups (e.g. ``BLEU``, ``NIST``)."""
-    _load()
-    return sorted(set(_FAMILIES) | set(_GROUPS))
+    if _loaded:
+        return sorted(set(_FAMILIES) | set(_GROUPS))
+    from mteval.metrics import catalog
+
+    return sorted(set(catalog.MODULES) | set(catalog.GROUPS))
 
 
 def variants_of(name: str) -> tuple[str, ...]:
     """All canonical variants of a family or group name."""
-    _load()
-    if name in _GROUPS:
-        members = _GROUPS[name]
-    elif name in _FAMILIES:
-        members = _FAMILIES[name].variants
-    else:
+    _, groups, aliases = _names()
+    members = groups[name] if name in groups else _family_variants(name)
+    if members is None:
+        if _load_on_miss():
+            return variants_of(name)
         raise ConfigError(f"unknown metric family {quote(name)}{did_you_mean(name)}; known: "
                           f"{', '.join(family_names())}")
-    own = [v for v in members if v not in _ALIASES]
-    return tuple(dict.fromkeys(own + [_ALIASES[v] for v in members if v in _ALIASES]))
+    own = [v for v in members if v not in aliases]
+    return tuple(dict.fromkeys(own + [aliases[v] for v in members if v in aliases]))
 
 
 def expand(names: Iterable[str]) -> list[str]:
@@ -162,14 +239,17 @@ def expand(names: Iterable[str]) -> list[str]:
     canonical variants. A later name for a metric already selected is dropped (logged once when
     the user named both). Raises :class:`ConfigError` for an unknown name.
     """
-    _load()
+    names = list(names)
+    variants, groups, aliases = _names()
     out: dict[str, str] = {}  # canonical -> the spelling kept
     for name in names:
-        if name in _VARIANTS or name in _ALIASES:
+        if name in variants or name in aliases:
             _keep(out, name, explicit=True)
-        elif name in _GROUPS or name in _FAMILIES:
+        elif name in groups or _family_variants(name) is not None:
             for variant in variants_of(name):
                 _keep(out, variant, explicit=False)
+        elif _load_on_miss():
+            return expand(names)
         else:
             raise ConfigError(f"unknown metric {quote(name)}{did_you_mean(name)}; known families: "
                               f"{', '.join(family_names())}")
@@ -178,7 +258,7 @@ def expand(names: Iterable[str]) -> list[str]:
 
 def _keep(out: dict[str, str], name: str, explicit: bool, done: str = "computed") -> None:
     """Add a spelling to :func:`expand`'s result unless its metric is already there."""
-    key = _ALIASES.get(name, name)
+    key = canonical(name)
     kept = out.get(key)
     if kept is None:
         out[key] = name
@@ -189,7 +269,6 @@ def _keep(out: dict[str, str], name: str, explicit: bool, done: str = "computed"
 def dedupe(names: Iterable[str], done: str = "used") -> list[str]:
     """Names in order, a later spelling of a metric already listed dropped (with a warning
     "... ``done`` once as ..."); names the registry does not know (users' own metrics) are kept."""
-    _load()
     out: dict[str, str] = {}
     for name in names:
         _keep(out, name, explicit=True, done=done)
@@ -202,3 +281,36 @@ def group_by_family(variants: Iterable[str]) -> dict[str, list[str]]:
     for v in variants:
         groups.setdefault(family_of(v), []).append(v)
     return groups
+
+
+def catalog_text() -> str:
+    """The source of :mod:`mteval.metrics.catalog` for the families as they register now."""
+    _load()
+
+    def literal(value: str | tuple[str, ...]) -> str:
+        if isinstance(value, str):
+            return json.dumps(value, ensure_ascii=False)  # a Python string literal too
+        return "(" + "".join(f"\n        {literal(v)}," for v in value) + "\n    )"
+
+    def table(name: str, kind: str, items: Iterable[tuple[str, Any]]) -> list[str]:
+        return [f"{name}: {kind} = {{", *(f"    {literal(k)}: {literal(v)}," for k, v in items), "}", ""]
+
+    return "\n".join([
+        '"""The registry\'s names without importing the families (:mod:`mteval.metrics.registry`).',
+        "",
+        "Generated by ``python -m mteval.metrics.registry`` from the registered families: do not edit;",
+        'run it again after changing a family\'s variants or groups, or the aliases."""',
+        "",
+        *table("MODULES", "dict[str, str]", ((f, c.__module__) for f, c in _FAMILIES.items())),
+        *table("VARIANTS", "dict[str, str]", _VARIANTS.items()),
+        *table("GROUPS", "dict[str, tuple[str, ...]]", _GROUPS.items()),
+        *table("ALIASES", "dict[str, str]", _ALIASES.items()),
+    ])
+
+
+if __name__ == "__main__":
+    from pathlib import Path
+
+    from mteval.metrics import registry as _registry  # the instance the families register with
+
+    Path(_registry.__file__).with_name("catalog.py").write_text(_registry.catalog_text(), encoding="utf-8")

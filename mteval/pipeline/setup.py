@@ -30,18 +30,22 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from itertools import groupby
+from typing import TYPE_CHECKING
 
 from mteval.metrics import registry
 from mteval.metrics.base import STATS, MetricFamily, Side
-from mteval.pipeline import engine, hybrid, learned
+from mteval.pipeline import hybrid
 from mteval.pipeline.annotation import AnnotationProvider
 from mteval.pipeline.config import Experiment
-from mteval.pipeline.dask_engine import DaskEngine
-from mteval.pipeline.engine import Part, Result, Scores, Unit
 from mteval.pipeline.texts import LoadedTexts
 from mteval.progress import Bar, bar
 from mteval.store.cache import ScoreCache, refset_name
 from mteval.store.lock import exclusive
+
+if TYPE_CHECKING:  # imported where used: a warm run computes nothing, a run without learned: has no model
+    from mteval.pipeline.dask_engine import DaskEngine
+    from mteval.pipeline.engine import Result, Scores, Unit
+    from mteval.pipeline.learned import LearnedModel
 
 LOG = logging.getLogger(__name__)
 Progress = Callable[[str], None]
@@ -179,8 +183,9 @@ class SetupRun:
         for references, group in by_refset.items():
             todo = []
             for pair in group:
+                inputs = self.inputs(pair)
                 stale = [v for v in variants if self.remake or not self.cache.is_current(
-                    pair.target, pair.refset, v, signatures[v], self.inputs(pair), len(self.texts), needs_stats)]
+                    pair.target, pair.refset, v, signatures[v], inputs, len(self.texts), needs_stats)]
                 self.report.skipped += len(variants) - len(stale)
                 if stale:
                     todo.append((pair, stale))
@@ -191,6 +196,8 @@ class SetupRun:
 
     def unit(self, pieces: list[Piece]) -> Unit:
         """The work unit of some targets of one family against their reference sets (texts only)."""
+        from mteval.pipeline.engine import Part, Unit
+
         family = pieces[0][0].family
         parts = tuple(Part(plan.sides, tuple(self.side(pair.target, family) for pair, _ in chunk),
                            tuple(tuple(dict.fromkeys(registry.canonical(v) for v in stale)) for _, stale in chunk))
@@ -217,15 +224,24 @@ def run_setup(experiment: Experiment, texts: LoadedTexts, jack: bool = False, re
     experiment's ``engine: {jobs: N}``, else one per core); ``dask``: a Dask scheduler's address
     (or ``local``; None: the experiment's ``engine: {dask: ...}``), to compute there instead. The
     files are the same either way."""
-    experiment, models = learned.prepare(experiment)  # a bad model file: one line, before anything is written
+    models: list[LearnedModel] = []
+    if experiment.learned:
+        from mteval.pipeline import learned
+
+        experiment, models = learned.prepare(experiment)  # a bad model file: one line, before anything is written
     address = dask or experiment.dask
     with exclusive(experiment.cache), ExitStack() as stack:
         cluster = None
         if address is not None:
+            from mteval.pipeline.dask_engine import DaskEngine
+
             cluster = stack.enter_context(DaskEngine(address, jobs or experiment.jobs, progress))
         run = SetupRun(experiment, texts, remake, progress, cluster)
-        report = _run_setup(run, jack, targets, jobs_of(experiment, jobs))
-        _write_learned(experiment, texts, models, jack, remake, progress, targets, report)
+        try:
+            report = _run_setup(run, jack, targets, jobs_of(experiment, jobs))
+            _write_learned(run, models, jack, targets, report)
+        finally:  # what was written or read whole, even when the run stops half-way
+            run.cache.write_stamps()
         return report
 
 
@@ -259,19 +275,19 @@ def _run_setup(run: SetupRun, jack: bool, targets: tuple[str, ...] | None, jobs:
     return run.report
 
 
-def _write_learned(experiment: Experiment, texts: LoadedTexts, models: list[learned.LearnedModel], jack: bool,
-                   remake: bool, progress: Progress | None, targets: tuple[str, ...] | None,
-                   report: SetupReport) -> None:
+def _write_learned(run: SetupRun, models: list[LearnedModel], jack: bool,
+                   targets: tuple[str, ...] | None, report: SetupReport) -> None:
     """The learned metrics (``learned:``) for every pair whose features are now cached."""
     if not models:
         return
+    from mteval.pipeline import learned
+
+    experiment, progress = run.experiment, run.progress
     planned = plan_pairs(experiment, jack, targets) + hybrid_pairs(experiment, targets)
     pairs = [(pair.target, pair.refset) for pair in planned]
-    cache = ScoreCache(experiment.cache)
     for model in models:
-        if progress:
-            progress(f"learned metric {model.name}: {len(pairs)} pair(s) from {', '.join(model.columns.values())}")
-        written, skipped = learned.write_pairs(cache, texts.documents, model, pairs, remake, LOG.warning)
+        progress(f"learned metric {model.name}: {len(pairs)} pair(s) from {', '.join(model.columns.values())}")
+        written, skipped = learned.write_pairs(run.cache, run.texts.documents, model, pairs, run.remake, LOG.warning)
         report.computed += len(written)
         report.files += written
         report.skipped += skipped
@@ -298,6 +314,10 @@ def chunked(planned: list[Planned], jobs: int) -> list[list[Piece]]:
 
 def _compute(run: SetupRun, work: list[list[Piece]], jobs: int) -> None:
     """Compute the units (in worker processes when worth it) and write their files as they come."""
+    if not work:  # a warm run: everything up to date (the engine is not even imported)
+        return
+    from mteval.pipeline import engine
+
     units = [run.unit(pieces) for pieces in work]
     pooled = run.cluster is not None or engine.use_pool(units, jobs)
     if run.cluster is not None and units:

@@ -21,6 +21,7 @@ from mteval.names import check_component
 from mteval.scores import ScoreSet
 from mteval.store import refsets
 from mteval.store.iqxml import ScoreFile, parse, to_xml
+from mteval.store.stamps import Facts, Stamps, fingerprint, written_facts
 
 SUFFIXES = (".xml", ".xml.gz")
 LOG = logging.getLogger(__name__)
@@ -67,12 +68,17 @@ class ScoreCache:
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
+        self.stamps = Stamps()  # what is known of files written or read whole (mteval.store.stamps)
+        self._checked: set[str] = set()  # path components found valid (a run asks for each many times)
+        self._real_root: Path | None = None
 
     def _folder(self, target: str, refset: str, metric: str) -> Path:
         for component in (target, refset, metric):
-            problem = check_component(component)
-            if problem is not None:
-                raise CacheError(f"cannot be a cache path: {problem}", self.root)
+            if component not in self._checked:
+                problem = check_component(component)
+                if problem is not None:
+                    raise CacheError(f"cannot be a cache path: {problem}", self.root)
+                self._checked.add(component)
         return self.root / target / refset
 
     def path(self, target: str, refset: str, metric: str) -> Path:
@@ -96,7 +102,9 @@ class ScoreCache:
 
     def _outside(self, path: Path) -> str | None:
         """Why a file may not be read: it resolves (through links) outside the cache."""
-        real, root = path.resolve(), self.root.resolve()
+        if self._real_root is None:  # resolved once: the root does not move while a run holds it
+            self._real_root = self.root.resolve()
+        real, root = path.resolve(), self._real_root
         return None if root in real.parents else f"resolves to {real}, outside the cache {root}"
 
     def _inside(self, path: Path) -> None:
@@ -121,8 +129,17 @@ class ScoreCache:
         ``aggregate``: the family's aggregation rules, e.g. ``sys:stats doc:mean``)."""
         path = self.path(target, refset, metric)
         score_file = ScoreFile(metric, target, refset, scores, signature, inputs, aggregate=aggregate)
-        atomic_write(path, to_xml(score_file, doc_ids))
+        data = to_xml(score_file, doc_ids)
+        atomic_write(path, data)
+        facts = written_facts(score_file, data, len(doc_ids))
+        if facts is not None:
+            self.stamps.record_bytes(path, data, facts)
         return path
+
+    def write_stamps(self) -> None:
+        """Write the stamp indexes of the folders whose files were written or read whole (call
+        only while holding the lock; :mod:`mteval.store.stamps`)."""
+        self.stamps.write()
 
     def read(self, target: str, refset: str, metric: str, n_segments: int | None = None) -> tuple[Path, ScoreFile]:
         """The file of a triple and its content; CacheError when there is no file."""
@@ -141,18 +158,30 @@ class ScoreCache:
         """True when a computed file exists with the same signature and input digest and reads
         whole (every segment there) -- and, with ``needs_stats``, carries the segments' statistics
         (a file written before they were stored is computed once more); a damaged file is
-        reported and counts as stale."""
+        reported and counts as stale. A file whose bytes are those of its stamp (written or read
+        whole before: :mod:`mteval.store.stamps`) is judged by the stamp's facts, unread."""
         path = self.find(target, refset, metric)
         if path is None:
             return False
+        facts = self.stamps.facts(path)
+        if facts is None:
+            facts = self._verify(path, n_segments)
+        # other settings or texts, or written before files carried a digest (or statistics): compute again
+        return facts is not None and facts.current(signature, inputs, n_segments, needs_stats)
+
+    def _verify(self, path: Path, n_segments: int | None) -> Facts | None:
+        """Read a file whole (None, with a warning, when it is damaged) and stamp it, unless it
+        changed while being read."""
+        before = fingerprint(path)
         try:
             found = parse(path, n_segments)  # read whole: a damaged file is not current
         except CacheError as exc:
             LOG.warning("damaged score file, computing it again: %s", exc.format())
-            return False
-        # other settings or texts, or written before files carried a digest (or statistics): compute again
-        return (found.signature == signature and found.inputs == inputs and bool(found.digest)
-                and (found.scores.stats is not None or not needs_stats))
+            return None
+        facts = Facts.of(found)
+        if before is not None and fingerprint(path) == before:
+            self.stamps.record(path, before, facts)
+        return facts
 
     def available(self) -> list[tuple[str, str, str]]:
         """Every (target, refset, metric) with a score file, sorted; files whose names cannot be
