@@ -16,13 +16,10 @@ stops when the parent is gone. A dead worker (killed, out of memory) ends the ru
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mteval.errors import MtevalError
 from mteval.io.corpus import DocumentIndex
@@ -30,6 +27,9 @@ from mteval.metrics import registry
 from mteval.metrics.base import MetricFamily, Side
 from mteval.processes import exit_with_parent
 from mteval.scores import ScoreSet
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 # The pool is used only for at least MIN_POOL_UNITS units and MIN_POOL_WORK weighted segment-pairs
 # of work (segments x targets, summed over units, times the family's relative cost): below that,
@@ -143,6 +143,10 @@ def execute(units: Sequence[Unit], documents: DocumentIndex, jobs: int, done: Do
 def _pooled(units: Sequence[Unit], documents: DocumentIndex, workers: int,
             started: Callable[[int], None] | None) -> Iterator[tuple[int, Result]]:
     """``(unit index, result)`` in completion order, from a pool of ``workers`` processes."""
+    import multiprocessing  # noqa: PLC0415 - only a run with a pool pays for these imports
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait  # noqa: PLC0415
+    from concurrent.futures.process import BrokenProcessPool  # noqa: PLC0415
+
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start,
                                initargs=(documents, os.getpid()))
     try:
