@@ -9,6 +9,7 @@ by document; ridge and ULC; all metrics and lexical only), and collects the numb
     python tools/validity_study.py setup  --out out/validity [--only ruen,zhen] [-j 2]
     python tools/validity_study.py eval   --out out/validity
     python tools/validity_study.py tune   --out out/validity
+    python tools/validity_study.py tables --out out/validity     # markdown tables of docs/validity.md
     python tools/validity_study.py all    --out out/validity
 
 Run from the project root with ``PYTHONPATH=.``. zh-en and en-de have no document ids in the shared
@@ -323,10 +324,43 @@ def tune_reports(out: Path, name: str, metrics: Sequence[str], folds: int = 5) -
                 folder / "tune" / f"{method}.txt")
 
 
+def _read_tsv(path: Path) -> list[dict[str, str]]:
+    with open(path, encoding="utf-8") as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+def _ci(row: dict[str, str], key: str, low: str, high: str, signed: bool = False) -> str:
+    if not row.get(key):
+        return ""
+    f = "{:+.3f}" if signed else "{:.3f}"
+    return f"{f.format(float(row[key]))} [{f.format(float(row[low]))}, {f.format(float(row[high]))}]"
+
+
+def markdown(out: Path, name: str) -> str:
+    """The doc's tables of one data set, from the TSVs (metrics; combinations; differences)."""
+    rows = _read_tsv(out / "tables" / f"{name}.metrics.tsv")
+    lines = ["| family | metric | segment τb [95 % CI] | system r [95 % CI] | τb − chrF [95 % CI] | PERM-BOTH p |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        p = f"{float(r['perm_p_vs_chrF']):.3f}" if r.get("perm_p_vs_chrF") else ""
+        lines.append(f"| {r['family']} | {r['metric']} | {_ci(r, 'seg_tau', 'seg_tau_low', 'seg_tau_high')} | "
+                     f"{_ci(r, 'sys_r', 'sys_r_low', 'sys_r_high')} | "
+                     f"{_ci(r, 'delta_vs_chrF', 'delta_low', 'delta_high', True)} | {p} |")
+    lines += ["", "| model (test folds) | τb | segment r | system r |", "|---|---|---|---|"]
+    for r in _read_tsv(out / "tables" / f"{name}.combination.tsv"):
+        lines.append(f"| {r['model']} | {float(r['tau_b']):.4f} | {float(r['segment_r']):.4f} | "
+                     f"{float(r['system_r']):.4f} |")
+    lines += ["", "| comparison | resampled | Δτb [95 % CI] | p | Δ system r [95 % CI] |", "|---|---|---|---|---|"]
+    for r in _read_tsv(out / "tables" / f"{name}.differences.tsv"):
+        lines.append(f"| {r['comparison']} | {r['resample']} | {_ci(r, 'tau_b', 'tau_b_low', 'tau_b_high', True)} | "
+                     f"{float(r['tau_b_p']):.3f} | {_ci(r, 'system_r', 'system_r_low', 'system_r_high', True)} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command line: build | setup | eval | tune | all."""
+    """Command line: build | setup | eval | tune | tables | all."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("step", choices=["build", "setup", "eval", "tune", "all"])
+    parser.add_argument("step", choices=["build", "setup", "eval", "tune", "tables", "all"])
     parser.add_argument("--out", type=Path, default=ROOT / "out" / "validity")
     parser.add_argument("--shared", type=Path, default=SHARED)
     parser.add_argument("--only", default="ruen,zhen,ende", help="comma-separated data sets")
@@ -350,6 +384,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             write_tsv(args.out / "tables" / f"{name}.combination.tsv", scores)
             write_tsv(args.out / "tables" / f"{name}.differences.tsv", diffs)
             tune_reports(args.out, name, metrics, args.folds)
+        if args.step in ("tables", "all"):
+            text = markdown(args.out, name)
+            (args.out / "tables" / f"{name}.md").write_text(text, encoding="utf-8")
+            print(f"## {name}\n\n{text}")
     return 0
 
 
