@@ -312,6 +312,35 @@ def ablation(out: Path, name: str, metrics: Sequence[str], folds: int = 5, n: in
     return scores, diffs
 
 
+def family_gains(out: Path, name: str, metrics: Sequence[str], folds: int = 5, n: int = 1000
+                 ) -> list[dict[str, object]]:
+    """What each syntactic family adds: the primary ridge on lexical + that family vs lexical only
+    (same points and folds), and on all metrics but that family vs all; test-fold tau_b differences."""
+    from mteval.meta.nested_cv import nested_cv
+    from mteval.pipeline.tuning import TuneOptions, learner_of
+
+    data, _ = judged_points(out, name, metrics)
+    lexical = [m for m in metrics if family(m) == "lexical"]
+    families = sorted({family(m) for m in metrics} - {"lexical"})
+    if not families:
+        return []
+    learner = learner_of(TuneOptions(folds=folds))
+
+    def predict(features: list[str]):  # type: ignore[no-untyped-def]
+        return nested_cv(columns(data, features), learner, folds, 0).predictions
+
+    base, full = predict(lexical), predict(list(metrics))
+    rows: list[dict[str, object]] = []
+    for fam in families:
+        own = [m for m in metrics if family(m) == fam]
+        rows.append({"dataset": name, "family": fam, "metrics": ",".join(own),
+                     **compare(f"ridge/lexical+{fam} - ridge/lexical", data, predict(lexical + own), base, False, n)})
+        rows.append({"dataset": name, "family": fam, "metrics": ",".join(own),
+                     **compare(f"ridge/all - ridge/all-but-{fam}", data, full,
+                               predict([m for m in metrics if family(m) != fam]), False, n)})
+    return rows
+
+
 def tune_reports(out: Path, name: str, metrics: Sequence[str], folds: int = 5) -> None:
     """``mteval tune`` itself (ridge and ULC, all metrics; model files), reports saved under tune/."""
     folder = out / f"wmt21-{name}"
@@ -354,13 +383,20 @@ def markdown(out: Path, name: str) -> str:
     for r in _read_tsv(out / "tables" / f"{name}.differences.tsv"):
         lines.append(f"| {r['comparison']} | {r['resample']} | {_ci(r, 'tau_b', 'tau_b_low', 'tau_b_high', True)} | "
                      f"{float(r['tau_b_p']):.3f} | {_ci(r, 'system_r', 'system_r_low', 'system_r_high', True)} |")
+    families = out / "tables" / f"{name}.families.tsv"
+    rows = _read_tsv(families) if families.exists() else []
+    if rows:
+        lines += ["", "| family | comparison (ridge, test folds) | Δτb [95 % CI] | p |", "|---|---|---|---|"]
+        for r in rows:
+            lines.append(f"| {r['family']} | {r['comparison']} | {_ci(r, 'tau_b', 'tau_b_low', 'tau_b_high', True)} | "
+                         f"{float(r['tau_b_p']):.3f} |")
     return "\n".join(lines) + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: build | setup | eval | tune | tables | all."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("step", choices=["build", "setup", "eval", "tune", "tables", "all"])
+    parser.add_argument("step", choices=["build", "setup", "eval", "tune", "families", "tables", "all"])
     parser.add_argument("--out", type=Path, default=ROOT / "out" / "validity")
     parser.add_argument("--shared", type=Path, default=SHARED)
     parser.add_argument("--only", default="ruen,zhen,ende", help="comma-separated data sets")
@@ -384,6 +420,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             write_tsv(args.out / "tables" / f"{name}.combination.tsv", scores)
             write_tsv(args.out / "tables" / f"{name}.differences.tsv", diffs)
             tune_reports(args.out, name, metrics, args.folds)
+        if args.step in ("families", "tune", "all"):
+            write_tsv(args.out / "tables" / f"{name}.families.tsv",
+                      family_gains(args.out, name, metrics, args.folds, args.resamples))
         if args.step in ("tables", "all"):
             text = markdown(args.out, name)
             (args.out / "tables" / f"{name}.md").write_text(text, encoding="utf-8")
