@@ -341,6 +341,29 @@ def family_gains(out: Path, name: str, metrics: Sequence[str], folds: int = 5, n
     return rows
 
 
+def fold_seeds(out: Path, name: str, metrics: Sequence[str], folds: int = 5, seeds: Sequence[int] = (1, 2, 3, 4),
+               n: int = 1000, learners: Sequence[str] = ("ridge", "ulc-greedy")) -> list[dict[str, object]]:
+    """Learners under other fold assignments (seed 0 is the main run): all - chrF and all - lexical."""
+    from mteval.meta.nested_cv import nested_cv
+    from mteval.pipeline.tuning import TuneOptions, learner_of
+
+    data, chrf = judged_points(out, name, metrics)
+    lexical = [m for m in metrics if family(m) == "lexical"]
+    rows: list[dict[str, object]] = []
+    for label in learners:
+        method, objective, select, greedy = LEARNERS[label]
+        for seed in seeds:
+            learner = learner_of(TuneOptions(method=method, objective=objective, folds=folds, select=select,
+                                             greedy=greedy, seed=seed))
+            full = nested_cv(data, learner, folds, seed).predictions
+            rows.append({"dataset": name, "seed": seed, **compare(f"{label}/all - chrF", data, full, chrf, False, n)})
+            if lexical != list(metrics):
+                lex = nested_cv(columns(data, lexical), learner, folds, seed).predictions
+                rows.append({"dataset": name, "seed": seed,
+                             **compare(f"{label}/all - {label}/lexical", data, full, lex, False, n)})
+    return rows
+
+
 def tune_reports(out: Path, name: str, metrics: Sequence[str], folds: int = 5) -> None:
     """``mteval tune`` itself (ridge and ULC, all metrics; model files), reports saved under tune/."""
     folder = out / f"wmt21-{name}"
@@ -392,13 +415,20 @@ def markdown(out: Path, name: str) -> str:
         for r in rows:
             lines.append(f"| {r['family']} | {r['comparison']} | {_ci(r, 'tau_b', 'tau_b_low', 'tau_b_high', True)} | "
                          f"{float(r['tau_b_p']):.3f} |")
+    seeds = out / "tables" / f"{name}.seeds.tsv"
+    rows = _read_tsv(seeds) if seeds.exists() else []
+    if rows:
+        lines += ["", "| fold seed | comparison (test folds) | Δτb [95 % CI] | p |", "|---|---|---|---|"]
+        for r in rows:
+            lines.append(f"| {r['seed']} | {r['comparison']} | {_ci(r, 'tau_b', 'tau_b_low', 'tau_b_high', True)} | "
+                         f"{float(r['tau_b_p']):.3f} |")
     return "\n".join(lines) + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: build | setup | eval | tune | tables | all."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("step", choices=["build", "setup", "eval", "tune", "families", "tables", "all"])
+    parser.add_argument("step", choices=["build", "setup", "eval", "tune", "families", "seeds", "tables", "all"])
     parser.add_argument("--out", type=Path, default=ROOT / "out" / "validity")
     parser.add_argument("--shared", type=Path, default=SHARED)
     parser.add_argument("--only", default="ruen,zhen,ende", help="comma-separated data sets")
@@ -425,6 +455,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.step in ("families", "tune", "all"):
             write_tsv(args.out / "tables" / f"{name}.families.tsv",
                       family_gains(args.out, name, metrics, args.folds, args.resamples))
+        if args.step in ("seeds", "all"):
+            write_tsv(args.out / "tables" / f"{name}.seeds.tsv", fold_seeds(args.out, name, metrics, args.folds,
+                                                                               n=args.resamples))
         if args.step in ("tables", "all"):
             text = markdown(args.out, name)
             (args.out / "tables" / f"{name}.md").write_text(text, encoding="utf-8")
