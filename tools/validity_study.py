@@ -8,7 +8,8 @@ by document; ridge and ULC; all metrics and lexical only), and collects the numb
     python tools/validity_study.py build  --out out/validity
     python tools/validity_study.py setup  --out out/validity [--only ruen,zhen] [-j 2]
     python tools/validity_study.py eval   --out out/validity
-    python tools/validity_study.py tune   --out out/validity
+    python tools/validity_study.py tune   --out out/validity     # also the per-family gains (step families)
+    python tools/validity_study.py seeds  --out out/validity     # ridge and greedy ULC under fold seeds 1-4
     python tools/validity_study.py tables --out out/validity     # markdown tables of docs/validity.md
     python tools/validity_study.py all    --out out/validity
 
