@@ -401,3 +401,12 @@ def test_iqeval_warns_about_a_metric_learned_on_the_same_judgements(
     copy.write_text("\n".join(lines) + "\n", encoding="utf-8")
     other = run("iqeval", "-assessments", str(copy), "-G", "seg", "-M", "LEARNED,BLEU", str(ruen))
     assert other.returncode == 0 and "IN-SAMPLE" not in other.stderr
+
+
+def test_save_model_into_a_missing_folder_is_refused_before_tuning(ruen: Path) -> None:
+    experiment = load(ruen)
+    target = ruen.parent / "no-such-folder" / "model.json"
+    with pytest.raises(ConfigError, match="no-such-folder.*folder does not exist"):
+        tune_metric(experiment, load_texts(experiment), ("BLEU", "NIST"), str(DA), "NOT-STORED",
+                    options=TuneOptions(save_model=str(target), n_boot=20))
+    assert not any(m == "NOT-STORED" for _, _, m in ScoreCache(experiment.cache).available())

@@ -224,6 +224,27 @@ def grouped_pair_stats(name: str, human: np.ndarray, metric: np.ndarray, groups:
     return ids, np.bincount(g[i], weights=num, minlength=size), np.bincount(g[i], weights=den, minlength=size)
 
 
+def grouped_kendall_parts(human: np.ndarray, metric: np.ndarray, groups: np.ndarray
+                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Within-group pairs of the points where both vectors are defined, vectorised: (group index of
+    each pair into ``np.unique(groups)``, sign of the human difference, i, j) with i, j indices into
+    the input vectors; tau-b of a group is sum(sign_h * sign_m) / sqrt(#(sign_h != 0) * #(sign_m != 0))."""
+    keep = np.flatnonzero(~(np.isnan(human) | np.isnan(metric)))
+    _, inverse = np.unique(np.asarray(groups), return_inverse=True)
+    i, j = within_group_pairs(inverse[keep])
+    i, j = keep[i], keep[j]
+    return inverse[i], np.sign(human[j] - human[i]), i, j
+
+
+def grouped_kendall_b(sign_h: np.ndarray, sign_m: np.ndarray, pair_group: np.ndarray, size: int) -> np.ndarray:
+    """Kendall tau-b of every group from the signs of its pairs' differences (NaN: no untied pair)."""
+    s = np.bincount(pair_group, weights=sign_h * sign_m, minlength=size)
+    th = np.bincount(pair_group, weights=sign_h != 0, minlength=size)
+    tm = np.bincount(pair_group, weights=sign_m != 0, minlength=size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where((th > 0) & (tm > 0), s / np.sqrt(th * tm), np.nan)
+
+
 def correlate(name: str, human: np.ndarray, metric: np.ndarray, groups: np.ndarray | None = None,
               thresh: float = 25.0) -> float:
     """Statistic ``name`` of two aligned vectors; averaged over ``groups`` when given (see module).

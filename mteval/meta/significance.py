@@ -29,9 +29,10 @@ import numpy as np
 
 from mteval import progress
 from mteval.errors import MtevalError
-from mteval.meta.correlation import correlate, grouped_pair_stats
+from mteval.meta.correlation import correlate, grouped_kendall_b, grouped_kendall_parts, grouped_pair_stats
 
 PAIR_STATISTICS = ("kendall-wmt12", "kendall-wmt20", "accuracy")
+_MAX_PAIRS = 20_000_000  # vectorised grouped tau-b above this many within-group pairs: the loop
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,41 @@ def _percentile(values: list[float], alpha: float) -> tuple[float, float]:
     return float(np.quantile(arr, alpha / 2)), float(np.quantile(arr, 1 - alpha / 2))
 
 
+def _unit_counts(units: np.ndarray, n: int, seed: int) -> np.ndarray:
+    """(n, units) multiplicities of the draws :func:`_resamples` makes (the same generator calls)."""
+    size = len(np.unique(units))
+    rng = np.random.default_rng(seed)
+    return np.stack([np.bincount(rng.integers(0, size, size), minlength=size) for _ in range(n)]) if n else \
+        np.zeros((0, size))
+
+
+def _few_pairs(groups: np.ndarray) -> bool:
+    """Whether the within-group pairs are few enough to hold in memory at once."""
+    counts = np.unique(np.asarray(groups), return_counts=True)[1]
+    return float((counts * (counts - 1) / 2).sum()) <= _MAX_PAIRS
+
+
+def _group_taus(human: np.ndarray, metric: np.ndarray, groups: np.ndarray) -> np.ndarray | None:
+    """Kendall tau-b of every group (in ``np.unique(groups)`` order), or None when too many pairs."""
+    if not _few_pairs(groups):
+        return None
+    human, metric = np.asarray(human, dtype=np.float64), np.asarray(metric, dtype=np.float64)
+    pair_group, sign_h, i, j = grouped_kendall_parts(human, metric, groups)
+    return grouped_kendall_b(sign_h, np.sign(metric[j] - metric[i]), pair_group, len(np.unique(groups)))
+
+
+def _weighted_means(counts: np.ndarray, taus: np.ndarray) -> np.ndarray:
+    """Per resample, the mean of the defined group taus, each counted as often as it was drawn."""
+    finite = ~np.isnan(taus)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (counts[:, finite] @ taus[finite]) / counts[:, finite].sum(axis=1)
+
+
+def _fast_kendall(name: str, groups: np.ndarray | None, units: np.ndarray) -> bool:
+    """Grouped tau-b resampled by its own groups: computable from per-group taus."""
+    return name == "kendall" and groups is not None and np.array_equal(groups, units)
+
+
 def bootstrap_ci(name: str, human: np.ndarray, metric: np.ndarray, units: np.ndarray,
                  groups: np.ndarray | None = None, n: int = 1000, alpha: float = 0.05,
                  seed: int = 1234, thresh: float = 25.0) -> Interval:
@@ -100,6 +136,9 @@ def bootstrap_ci(name: str, human: np.ndarray, metric: np.ndarray, units: np.nda
         counts = np.random.default_rng(seed).multinomial(len(num), np.full(len(num), 1 / len(num)), size=n)
         with np.errstate(invalid="ignore", divide="ignore"):
             return Interval(value, *_percentile(list((counts @ num) / (counts @ den)), alpha))
+    taus = _group_taus(human, metric, groups) if _fast_kendall(name, groups, units) else None
+    if taus is not None:  # the same draws as the loop below, from per-group tau-b
+        return Interval(value, *_percentile(list(_weighted_means(_unit_counts(units, n, seed), taus)), alpha))
     draws = [correlate(name, human[i], metric[i], g, thresh=thresh)
              for i, g in _resamples(units, groups, n, seed, f"bootstrap CI {name}")]
     return Interval(value, *_percentile(draws, alpha))
@@ -111,9 +150,16 @@ def paired_bootstrap(name: str, human: np.ndarray, metric_a: np.ndarray, metric_
     """Does metric A correlate better than B? Paired bootstrap over ``units``."""
     delta = (correlate(name, human, metric_a, groups, thresh=thresh)
              - correlate(name, human, metric_b, groups, thresh=thresh))
-    deltas = [correlate(name, human[i], metric_a[i], g, thresh=thresh)
-              - correlate(name, human[i], metric_b[i], g, thresh=thresh)
-              for i, g in _resamples(units, groups, n, seed, f"paired bootstrap {name}")]
+    fast = _fast_kendall(name, groups, units)
+    taus_a = _group_taus(human, metric_a, groups) if fast else None
+    taus_b = _group_taus(human, metric_b, groups) if fast else None
+    if taus_a is not None and taus_b is not None:  # the same draws as the loop
+        counts = _unit_counts(units, n, seed)
+        deltas = list(_weighted_means(counts, taus_a) - _weighted_means(counts, taus_b))
+    else:
+        deltas = [correlate(name, human[i], metric_a[i], g, thresh=thresh)
+                  - correlate(name, human[i], metric_b[i], g, thresh=thresh)
+                  for i, g in _resamples(units, groups, n, seed, f"paired bootstrap {name}")]
     finite = np.asarray(deltas)[~np.isnan(deltas)]
     p = float((finite <= 0).mean()) if len(finite) else float("nan")
     return Comparison(delta, *_percentile(deltas, alpha), p)
@@ -129,7 +175,9 @@ def perm_both(name: str, human: np.ndarray, metric_a: np.ndarray, metric_b: np.n
     g = None if groups is None else np.asarray(groups)[keep]
     delta = correlate(name, h, a, g, thresh=thresh) - correlate(name, h, b, g, thresh=thresh)
     rng = np.random.default_rng(seed)
-    if name == "pearson" and g is None:
+    if name == "kendall" and g is not None and _few_pairs(g):
+        deltas = _perm_kendall(h, a, b, g, n, rng)
+    elif name == "pearson" and g is None:
         swap = rng.integers(0, 2, size=(n, len(h))).astype(bool)
         perm_a, perm_b = np.where(swap, b, a), np.where(swap, a, b)
         deltas = _rowwise_pearson(h, perm_a) - _rowwise_pearson(h, perm_b)
@@ -142,6 +190,29 @@ def perm_both(name: str, human: np.ndarray, metric_a: np.ndarray, metric_b: np.n
                              - correlate(name, h, np.where(swap, a, b), g, thresh=thresh))
                 shown.update()
     return Comparison(delta, float("nan"), float("nan"), float(np.mean(deltas >= delta)))
+
+
+def _perm_kendall(h: np.ndarray, a: np.ndarray, b: np.ndarray, groups: np.ndarray, n: int,
+                  rng: np.random.Generator) -> np.ndarray:
+    """PERM-BOTH differences of grouped tau-b (the loop's draws), from the pairs' difference signs."""
+    pair_group, sign_h, i, j = grouped_kendall_parts(h, a, groups)
+    size = len(np.unique(groups))
+    deltas = np.empty(n)
+    with progress.bar(n, "PERM-BOTH kendall", unit="permutation") as shown:
+        for k in range(n):
+            swap = rng.integers(0, 2, size=len(h)).astype(bool)
+            pa, pb = np.where(swap, b, a), np.where(swap, a, b)
+            ta = grouped_kendall_b(sign_h, np.sign(pa[j] - pa[i]), pair_group, size)
+            tb = grouped_kendall_b(sign_h, np.sign(pb[j] - pb[i]), pair_group, size)
+            deltas[k] = _nanmean(ta) - _nanmean(tb)
+            shown.update()
+    return deltas
+
+
+def _nanmean(values: np.ndarray) -> float:
+    """Mean of the defined values (NaN when none), as ``correlate`` averages groups."""
+    finite = values[~np.isnan(values)]
+    return float(finite.mean()) if len(finite) else float("nan")
 
 
 def _rowwise_pearson(human: np.ndarray, rows: np.ndarray) -> np.ndarray:

@@ -234,6 +234,9 @@ def tune_metric(experiment: Experiment, texts: LoadedTexts, features: tuple[str,
     if name in features:
         raise ConfigError(f"--name {name!r} is one of the features")
     learner = learner_of(options)
+    if options.save_model and not Path(options.save_model).resolve().parent.is_dir():
+        raise ConfigError(f"--save-model {options.save_model}: its folder does not exist (checked before tuning, "
+                          "so that nothing is stored without its model file)")
     cache = ScoreCache(experiment.cache)
     documents = document_labels(experiment, texts, folds_by_line)  # before reading anything: refuse or warn first
     data, rated, baseline = _judged(experiment, texts, cache, features, assessments, documents)
