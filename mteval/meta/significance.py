@@ -136,7 +136,7 @@ def bootstrap_ci(name: str, human: np.ndarray, metric: np.ndarray, units: np.nda
         counts = np.random.default_rng(seed).multinomial(len(num), np.full(len(num), 1 / len(num)), size=n)
         with np.errstate(invalid="ignore", divide="ignore"):
             return Interval(value, *_percentile(list((counts @ num) / (counts @ den)), alpha))
-    taus = _group_taus(human, metric, groups) if _fast_kendall(name, groups, units) else None
+    taus = _group_taus(human, metric, groups) if groups is not None and _fast_kendall(name, groups, units) else None
     if taus is not None:  # the same draws as the loop below, from per-group tau-b
         return Interval(value, *_percentile(list(_weighted_means(_unit_counts(units, n, seed), taus)), alpha))
     draws = [correlate(name, human[i], metric[i], g, thresh=thresh)
@@ -150,9 +150,9 @@ def paired_bootstrap(name: str, human: np.ndarray, metric_a: np.ndarray, metric_
     """Does metric A correlate better than B? Paired bootstrap over ``units``."""
     delta = (correlate(name, human, metric_a, groups, thresh=thresh)
              - correlate(name, human, metric_b, groups, thresh=thresh))
-    fast = _fast_kendall(name, groups, units)
-    taus_a = _group_taus(human, metric_a, groups) if fast else None
-    taus_b = _group_taus(human, metric_b, groups) if fast else None
+    fast = groups is not None and _fast_kendall(name, groups, units)
+    taus_a = _group_taus(human, metric_a, groups) if fast and groups is not None else None
+    taus_b = _group_taus(human, metric_b, groups) if fast and groups is not None else None
     if taus_a is not None and taus_b is not None:  # the same draws as the loop
         counts = _unit_counts(units, n, seed)
         deltas = list(_weighted_means(counts, taus_a) - _weighted_means(counts, taus_b))
