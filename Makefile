@@ -3,7 +3,7 @@ PYTHON ?= python3
 PIP ?= $(PYTHON) -m pip
 CONFIG ?= configs/example.yaml
 
-.PHONY: install demo demo-syntax test lint bench clean models models-eval
+.PHONY: install demo demo-syntax test lint bench clean models models-eval models-long
 
 install:
 	# torch first, pinned to the CPU build (a plain `torch` requirement pulls a multi-GB CUDA build)
@@ -41,8 +41,9 @@ test: install lint
 bench: install
 	$(PYTHON) bench/run_all.py
 
-clean:
-	rm -rf build dist *.egg-info demo-cache bench/out .pytest_cache .mypy_cache .ruff_cache
+clean:  # keeps build/models-long: the long training run's checkpoints (hours of CPU; models/README.md)
+	if [ -d build ]; then find build -mindepth 1 -maxdepth 1 ! -name models-long -exec rm -rf {} +; fi
+	rm -rf dist *.egg-info demo-cache bench/out .pytest_cache .mypy_cache .ruff_cache
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 
 # The embedded English Stanza models (mteval/resources/models/en_ewt, CC BY-SA 4.0): retrain them
@@ -53,6 +54,12 @@ models:
 
 models-eval:
 	$(PYTHON) models/eval_models.py ../shared
+
+# Issue 15's long, resumable training of the tagger then the parser (one niced thread; the same
+# command starts and resumes it; stop with kill $$(cat build/models-long/train_long.pid)).
+models-long:
+	mkdir -p build/models-long
+	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 nice -n 19 $(PYTHON) models/train_long.py --work build/models-long --max-steps 20000
 
 # A meta-evaluation campaign (docs/meta-evaluation.md): compute the scores (with system/system
 # files for JACK), then save metric scores, QUEEN/KING/JACK and the -optimizeKING trace, and, with
