@@ -409,21 +409,21 @@ def markdown(out: Path, name: str) -> str:
             continue  # documents-resampled intervals: the primary ridge only (all are in the TSV)
         lines.append(f"| {r['comparison']} | {r['resample']} | {_ci(r, 'tau_b', 'tau_b_low', 'tau_b_high', True)} | "
                      f"{float(r['tau_b_p']):.3f} | {_ci(r, 'system_r', 'system_r_low', 'system_r_high', True)} |")
-    families = out / "tables" / f"{name}.families.tsv"
-    rows = _read_tsv(families) if families.exists() else []
-    if rows:
-        lines += ["", "| family | comparison (ridge, test folds) | Δτb [95 % CI] | p |", "|---|---|---|---|"]
-        for r in rows:
-            lines.append(f"| {r['family']} | {r['comparison']} | {_ci(r, 'tau_b', 'tau_b_low', 'tau_b_high', True)} | "
-                         f"{float(r['tau_b_p']):.3f} |")
-    seeds = out / "tables" / f"{name}.seeds.tsv"
-    rows = _read_tsv(seeds) if seeds.exists() else []
-    if rows:
-        lines += ["", "| fold seed | comparison (test folds) | Δτb [95 % CI] | p |", "|---|---|---|---|"]
-        for r in rows:
-            lines.append(f"| {r['seed']} | {r['comparison']} | {_ci(r, 'tau_b', 'tau_b_low', 'tau_b_high', True)} | "
-                         f"{float(r['tau_b_p']):.3f} |")
+    lines += _delta_rows(out / "tables" / f"{name}.families.tsv", "family", "family", "comparison (ridge, test folds)")
+    lines += _delta_rows(out / "tables" / f"{name}.seeds.tsv", "fold seed", "seed", "comparison (test folds)")
     return "\n".join(lines) + "\n"
+
+
+def _delta_rows(path: Path, kind: str, column: str, comparison: str) -> list[str]:
+    """A markdown table of per-family or per-seed differences (none when the TSV is absent)."""
+    rows = _read_tsv(path) if path.exists() else []
+    if not rows:
+        return []
+    lines = ["", f"| {kind} | {comparison} | Δτb [95 % CI] | p |", "|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r[column]} | {r['comparison']} | {_ci(r, 'tau_b', 'tau_b_low', 'tau_b_high', True)} | "
+                     f"{float(r['tau_b_p']):.3f} |")
+    return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:
