@@ -123,3 +123,18 @@ print("ok")
 def test_a_stale_catalog_falls_back_to_the_registered_families() -> None:
     done = subprocess.run([sys.executable, "-c", STALE], capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+def test_the_commands_run_blas_on_one_thread() -> None:
+    """Set before numpy is imported, so that results do not depend on the machine's cores (an EDPM
+    statistic differed in its last digit between a 2-thread and a 1-thread BLAS on full ru-en)."""
+    import os
+
+    code = ("import sys, mteval.cli.iqsetup as m, os; "
+            "print(os.environ['OPENBLAS_NUM_THREADS'], os.environ['OMP_NUM_THREADS'])")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.split() == ["1", "1"]
+    kept = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={**env, "OPENBLAS_NUM_THREADS": "2"})
+    assert kept.stdout.split()[0] == "2"  # the user's own setting is kept
