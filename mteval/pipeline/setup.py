@@ -125,6 +125,7 @@ class SetupRun:
         self.progress = progress or (lambda message: None)
         self.cache = ScoreCache(experiment.cache)
         self.report = SetupReport()
+        self.pairs: list[Pair] = []  # every pair of the run (set when it is planned)
         names = list(texts.references) + list(texts.systems)
         self.segments = {n: texts.text(n).segments for n in names}
         self.groups: dict[str, list[str]] = {}  # a reference-set member standing for several texts (HYB)
@@ -239,7 +240,7 @@ def run_setup(experiment: Experiment, texts: LoadedTexts, jack: bool = False, re
         run = SetupRun(experiment, texts, remake, progress, cluster)
         try:
             report = _run_setup(run, jack, targets, jobs_of(experiment, jobs))
-            _write_learned(run, models, jack, targets, report)
+            _write_learned(run, models, report)
         finally:  # what was written or read whole, even when the run stops half-way
             run.cache.write_stamps()
         return report
@@ -261,7 +262,7 @@ def jobs_of(experiment: Experiment, jobs: int | None = None) -> int:
 def _run_setup(run: SetupRun, jack: bool, targets: tuple[str, ...] | None, jobs: int) -> SetupReport:
     experiment, progress = run.experiment, run.progress
     run.cache.remove_temporaries()  # left by a killed run; we hold the lock, so none is in use
-    pairs = plan_pairs(experiment, jack, targets) + hybrid_pairs(experiment, targets)
+    run.pairs = pairs = plan_pairs(experiment, jack, targets) + hybrid_pairs(experiment, targets)
     spec = hybrid.spec_of(experiment)
     if spec is not None:
         progress(f"hybridizing references {', '.join(spec.references)} (cap {spec.cap})")
@@ -275,18 +276,15 @@ def _run_setup(run: SetupRun, jack: bool, targets: tuple[str, ...] | None, jobs:
     return run.report
 
 
-def _write_learned(run: SetupRun, models: list[LearnedModel], jack: bool,
-                   targets: tuple[str, ...] | None, report: SetupReport) -> None:
+def _write_learned(run: SetupRun, models: list[LearnedModel], report: SetupReport) -> None:
     """The learned metrics (``learned:``) for every pair whose features are now cached."""
     if not models:
         return
     from mteval.pipeline import learned
 
-    experiment, progress = run.experiment, run.progress
-    planned = plan_pairs(experiment, jack, targets) + hybrid_pairs(experiment, targets)
-    pairs = [(pair.target, pair.refset) for pair in planned]
+    pairs = [(pair.target, pair.refset) for pair in run.pairs]  # those _run_setup planned
     for model in models:
-        progress(f"learned metric {model.name}: {len(pairs)} pair(s) from {', '.join(model.columns.values())}")
+        run.progress(f"learned metric {model.name}: {len(pairs)} pair(s) from {', '.join(model.columns.values())}")
         written, skipped = learned.write_pairs(run.cache, run.texts.documents, model, pairs, run.remake, LOG.warning)
         report.computed += len(written)
         report.files += written
