@@ -129,3 +129,13 @@ def test_a_missing_scheduler_file_is_one_line(tmp_path: Path) -> None:
     config = experiment(tmp_path / "x", engine={"dask": "scheduler.json"})
     error = one_line_error(run("iqsetup", str(config)))
     assert f"Dask scheduler file not found: {config.parent / 'scheduler.json'}" in error
+
+
+def test_a_task_raising_oserror_is_that_error_not_a_lost_scheduler(tmp_path: Path) -> None:
+    """An error raised by a task (here ``FileNotFoundError``, an ``OSError``) is the task's, with
+    its own message; only a failed talk with the cluster means the scheduler is lost."""
+    from mteval.pipeline.dask_engine import DaskEngine
+
+    missing = str(tmp_path / "no such file")
+    with DaskEngine("local", jobs=1) as engine, pytest.raises(FileNotFoundError, match="no such file"):
+        list(engine._stream(lambda index: engine.client.submit(os.stat, missing, pure=False), 1))

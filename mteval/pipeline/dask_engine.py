@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import logging
 import threading
+import warnings
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,7 +33,9 @@ import mteval
 from mteval.annotate.remote import ModelSpec, Parsed
 from mteval.errors import MtevalError, quote
 from mteval.io.corpus import DocumentIndex
+from mteval.metrics.base import Side
 from mteval.pipeline.engine import Done, Families, Result, Unit, compute
+from mteval.pipeline.shipping import Shipment, SideStore, shipped_keys
 
 LOCAL = "local"  # engine: {dask: local} starts a LocalCluster of `jobs` single-thread workers
 CONNECT_TIMEOUT = 10.0  # seconds to reach a scheduler before giving up
@@ -123,15 +127,37 @@ class DaskEngine:
         """Compute every unit on the cluster, calling ``done`` here as each result arrives (and
         ``started`` as each is handed to the cluster)."""
         version = mteval.__version__
+        shipment = Shipment()  # annotated sides: sent once, when a unit first needs them
+        light = [shipment.light(unit) for unit in units]
+        keys = [shipped_keys(unit) for unit in light]
+        needed = Counter(key for unit_keys in keys for key in unit_keys)  # units yet to finish, per side
+        held: dict[str, Any] = {}
+        index_of = self._hold(documents)
 
         def submit(index: int) -> Any:
-            future = self.client.submit(run_unit, units[index], documents, version, pure=False)
+            for key in keys[index]:
+                if key not in held:
+                    held[key] = self._hold(shipment.sides[key])
+            given = {key: held[key] for key in keys[index]}
+            future = self.client.submit(run_unit, light[index], given, index_of, version, pure=False)
             if started:
                 started(index)
             return future
 
         for index, result in self._stream(submit, len(units)):
+            for key in keys[index]:  # a side no unit needs any more leaves the workers' memory
+                needed[key] -= 1
+                if needed[key] == 0:
+                    held.pop(key).release()
             done(index, result)
+
+    def _hold(self, value: Any) -> Any:
+        """A future of ``value`` kept on the cluster for the tasks that take it (sent once, then
+        fetched by each worker that needs it from a peer). A task, not ``scatter``: when the worker
+        holding it dies, Dask runs the task again elsewhere (scattered data would be lost)."""
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
+            return self.client.submit(hold, value, pure=False)
 
     def parse(self, spec: ModelSpec, batches: Sequence[Sequence[str]]) -> Iterator[tuple[int, Parsed]]:
         """``(batch index, parsed batch)`` in completion order, parsed on the cluster."""
@@ -153,34 +179,49 @@ class DaskEngine:
         try:
             while submitted < count or pending:
                 while submitted < count and len(pending) < window:
-                    future = submit(submitted)
+                    future = self._talk(submit, submitted)
                     pending[future] = submitted
                     completed.add(future)
                     submitted += 1
-                future = next(completed)
+                future = self._talk(next, completed)
                 index = pending.pop(future)
-                result = future.result()
+                if future.status == "error":  # the task itself failed (the cluster is fine)
+                    raise _task_failure(future.exception())
+                result = self._talk(future.result)
                 future.release()
                 yield index, result
+        finally:
+            for future in pending:
+                future.cancel()
+
+    def _talk(self, call: Callable[..., Any], *args: Any) -> Any:
+        """``call(*args)``, a talk with the cluster: losing the scheduler is one line."""
+        try:
+            return call(*args)
         except MtevalError:
             raise
-        except distributed.KilledWorker as exc:
-            raise DaskError(f"Dask workers died running the same task ({_first_line(exc)}; out of memory?); "
-                            f"the files already written are kept: run again to resume") from None
-        except ModuleNotFoundError as exc:
-            raise DaskError(f"a Dask worker cannot import {exc.name} (is mteval installed there?)") from None
         except Exception as exc:
             if _is_lost_cluster(exc):
                 raise DaskError(f"lost the Dask scheduler at {self.address} ({type(exc).__name__}); the files "
                                 f"already written are kept: run again to resume") from None
             raise
-        finally:
-            for future in pending:
-                future.cancel()
+
+
+def _task_failure(exc: BaseException) -> BaseException:
+    """What a failed task's exception means to the user (a bug in a task: the exception itself)."""
+    import distributed  # noqa: PLC0415
+
+    if isinstance(exc, distributed.KilledWorker):
+        return DaskError(f"Dask workers died running the same task ({_first_line(exc)}; out of memory?); "
+                         f"the files already written are kept: run again to resume")
+    if isinstance(exc, ModuleNotFoundError):
+        return DaskError(f"a Dask worker cannot import {exc.name} (is mteval installed there?)")
+    return exc
 
 
 def _is_lost_cluster(exc: BaseException) -> bool:
-    """Whether an exception means the connection to the cluster is gone (not a bug in a task)."""
+    """Whether an exception raised while talking to the cluster (not by a task) means the
+    connection is gone."""
     from concurrent.futures import CancelledError  # noqa: PLC0415
 
     from distributed.comm.core import CommClosedError  # noqa: PLC0415
@@ -228,16 +269,21 @@ def _same_version(version: str) -> None:
                         f"{version}: install the same version on every worker")
 
 
-def run_unit(unit: Unit, documents: DocumentIndex, version: str) -> Result:
-    """Task: score one unit (each worker thread keeps its family instances and preparations)."""
+def hold(value: Any) -> Any:
+    """Task: the value itself (kept in the worker's memory for the tasks that depend on it)."""
+    return value
+
+
+def run_unit(unit: Unit, given: dict[str, Side], documents: DocumentIndex, version: str) -> Result:
+    """Task: score one unit whose annotated sides Dask hands over in ``given`` (each worker thread
+    keeps its family instances, preparations and the sides it was given)."""
     _same_version(version)
-    families = getattr(_LOCAL, "families", None)
-    if families is None:
-        families = _LOCAL.families = Families(keep=True)
+    if getattr(_LOCAL, "families", None) is None:
+        _LOCAL.families, _LOCAL.sides = Families(keep=True), SideStore()
     from mteval.progress import set_quiet  # noqa: PLC0415
 
     set_quiet(True)
-    return compute(unit, documents, families)
+    return compute(unit, documents, _LOCAL.families, _LOCAL.sides, given)
 
 
 def parse_batch(spec: ModelSpec, texts: list[str], version: str) -> Parsed:

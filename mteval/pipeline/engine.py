@@ -17,7 +17,7 @@ stops when the parent is gone. A dead worker (killed, out of memory) ends the ru
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +26,7 @@ from mteval.io.corpus import DocumentIndex
 from mteval.metrics import registry
 from mteval.metrics.base import MetricFamily, Side
 from mteval.processes import exit_with_parent
+from mteval.pipeline.shipping import AnySide, SideStore, Shipment, SpillFolder
 from mteval.scores import ScoreSet
 
 if TYPE_CHECKING:
@@ -54,8 +55,8 @@ class WorkerError(MtevalError):
 class Part:
     """Targets to score against one reference set (only their texts)."""
 
-    references: tuple[Side, ...]
-    targets: tuple[Side, ...]
+    references: tuple[AnySide, ...]
+    targets: tuple[AnySide, ...]  # a side, or its placeholder when it travels apart (shipping.py)
     variants: tuple[tuple[str, ...], ...]  # canonical variants to compute, per target
 
 
@@ -91,28 +92,32 @@ class Families:
             self._instances[key] = registry.create(name, case_sensitive)
         return self._instances[key]
 
-    def prepared(self, unit: Unit, part: Part) -> Any:
+    def prepared(self, unit: Unit, references: list[Side]) -> Any:
         """The family's preparation of a part's reference set (names identify texts in a run)."""
         family = (unit.family, unit.case_sensitive)
         if self._of != family:
             self._prepared, self._of = {}, family  # free another family's preparations
-        key = tuple(r.name for r in part.references)
+        key = tuple(r.name for r in references)
         if key in self._prepared:
             return self._prepared[key]
-        prepared = self.get(*family).prepare(list(part.references))
+        prepared = self.get(*family).prepare(references)
         if self.keep:
             self._prepared[key] = prepared
         return prepared
 
 
-def compute(unit: Unit, documents: DocumentIndex, families: Families) -> Result:
-    """Score every target of every part of a unit against the part's (prepared) reference set."""
+def compute(unit: Unit, documents: DocumentIndex, families: Families, store: SideStore | None = None,
+            given: Mapping[str, Side] | None = None) -> Result:
+    """Score every target of every part of a unit against the part's (prepared) reference set;
+    sides shipped apart are resolved through ``store`` (from ``given``, or their spill files)."""
     family = families.get(unit.family, unit.case_sensitive)
+    store = store or SideStore()
     out = []
     for part in unit.parts:
-        prepared = families.prepared(unit, part)
+        references, targets = store.part(part, given or {})
+        prepared = families.prepared(unit, references)
         out.append([family.score(target, prepared, documents, list(variants))
-                    for target, variants in zip(part.targets, part.variants, strict=True)])
+                    for target, variants in zip(targets, part.variants, strict=True)])
     return out
 
 
@@ -149,10 +154,12 @@ def _pooled(units: Sequence[Unit], documents: DocumentIndex, workers: int,
 
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start,
                                initargs=(documents, os.getpid()))
+    spill = SpillFolder()  # annotated sides: pickled once into a file, not into every unit
+    shipment = Shipment(spill.write)
     try:
         pending: dict[Future[Result], int] = {}
         for index in range(len(units)):  # in plan order: a family's units one after another
-            pending[pool.submit(_compute, units[index])] = index
+            pending[pool.submit(_compute, shipment.light(units[index]))] = index
             if started:
                 started(index)
         while pending:
@@ -164,12 +171,14 @@ def _pooled(units: Sequence[Unit], documents: DocumentIndex, workers: int,
                           "kept: run again to resume (with a smaller -j if memory is short)") from None
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        spill.close()
 
 
 # --- in a worker process ---------------------------------------------------------------------------
 
 _DOCUMENTS: DocumentIndex | None = None
 _FAMILIES = Families(keep=True)
+_SIDES = SideStore()
 
 
 def _start(documents: DocumentIndex, parent: int) -> None:
@@ -184,6 +193,6 @@ def _start(documents: DocumentIndex, parent: int) -> None:
 
 def _compute(unit: Unit) -> Result:
     assert _DOCUMENTS is not None
-    return compute(unit, _DOCUMENTS, _FAMILIES)
+    return compute(unit, _DOCUMENTS, _FAMILIES, _SIDES)
 
 

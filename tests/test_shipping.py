@@ -1,0 +1,74 @@
+"""Annotated sides travel to workers once (mteval.pipeline.shipping): one key per side object,
+plain-text sides left in the units, spill files that round-trip and are removed, and a worker
+store that keeps its reference sets and only the last few targets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mteval.annotate.model import Sentence, Word
+from mteval.metrics.base import Side
+from mteval.pipeline import shipping
+from mteval.pipeline.engine import Part, Unit
+from mteval.pipeline.shipping import Shipment, Shipped, SideStore, SpillFolder, shipped_keys
+
+
+def annotated(name: str, *texts: str) -> Side:
+    return Side(name, list(texts), [Sentence(tuple(Word(i + 1, w) for i, w in enumerate(t.split())), t)
+                                    for t in texts])
+
+
+def unit(references: tuple[Side, ...], *targets: Side) -> Unit:
+    return Unit("DP", None, (Part(references, targets, tuple(("DP-Or(*)",) for _ in targets)),))
+
+
+def test_a_side_used_by_several_units_is_shipped_once_under_one_key() -> None:
+    ref, hyp1, hyp2 = annotated("A", "a b"), annotated("s1", "a c"), annotated("s2", "b")
+    spilled: list[str] = []
+    shipment = Shipment(lambda key, side: spilled.append(key) or f"/x/{key}")
+    first, second = shipment.light(unit((ref,), hyp1)), shipment.light(unit((ref,), hyp2))
+    assert spilled == ["A#0", "s1#1", "s2#2"]
+    assert first.parts[0].references == second.parts[0].references == (Shipped("A#0", "/x/A#0"),)
+    assert shipped_keys(second) == ["A#0", "s2#2"]
+    assert shipment.sides["s1#1"] is hyp1
+
+
+def test_plain_text_sides_stay_in_the_unit() -> None:
+    ref, hyp = Side("A", ["a b"]), Side("s1", ["a c"])
+    light = Shipment().light(unit((ref,), hyp))
+    assert light == unit((ref,), hyp) and shipped_keys(light) == []
+
+
+def test_spilled_sides_round_trip_and_the_folder_is_removed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    spill = SpillFolder()
+    side = annotated("A", "the cat sat", "")
+    placeholder = Shipment(spill.write).placeholder(side)
+    loaded = SideStore().resolve(placeholder, {}, reference=True)
+    assert loaded == side and loaded is not side
+    spill.close()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_empty_side_given_with_the_task_is_used() -> None:
+    """A side of no segments is falsy (``len`` 0): it must still be found, not looked up elsewhere."""
+    empty = Side("A", [], [])
+    assert SideStore().resolve(Shipped("A#0"), {"A#0": empty}, reference=True) is empty
+
+
+def test_a_side_neither_given_nor_spilled_is_a_clear_error() -> None:
+    with pytest.raises(LookupError, match="side A#0 was neither given"):
+        SideStore().resolve(Shipped("A#0"), {}, reference=False)
+
+
+def test_the_store_keeps_references_and_only_the_last_targets() -> None:
+    store = SideStore()
+    given = {f"s{k}": annotated(f"s{k}", "x") for k in range(10)}
+    store.resolve(Shipped("s0"), given, reference=True)
+    for k in range(1, 10):
+        store.resolve(Shipped(f"s{k}"), given, reference=False)
+    assert list(store.references) == ["s0"]
+    assert list(store.targets) == [f"s{k}" for k in range(10 - shipping.KEPT_TARGETS, 10)]
+    assert store.resolve(Shipped("s0"), {}, reference=False) is given["s0"]  # kept: no file needed
