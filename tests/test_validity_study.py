@@ -88,3 +88,15 @@ def test_mqm_subset_is_aligned_with_the_original_lines(built: tuple) -> None:
             assert ours[i - 1] == original[k - 1]
             assert scores[i] == mqm[mqm_name][k]
         assert sorted(ds.lines) == sorted(mqm[mqm_name])  # every rated line, nothing else
+
+
+def test_model_paths_go_into_the_experiment(tmp_path: Path) -> None:
+    """``--model-paths``: the experiment parses with the given models (issue 15: old vs new)."""
+    if not (DATA / "wmt21-ruen").is_dir():
+        pytest.skip("../shared/data/wmt21-ruen is absent")
+    study = _study()
+    ruen = study.datasets(DATA)["ruen"]
+    config = json.loads(study.build(ruen, tmp_path, {"depparse": "new/depparse.pt"}).read_text(encoding="utf-8"))
+    assert config["annotation"] == {"model_paths": {"depparse": str(Path("new/depparse.pt").resolve())}}
+    plain = json.loads(study.build(ruen, tmp_path / "plain").read_text(encoding="utf-8"))
+    assert "annotation" not in plain

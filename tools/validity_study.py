@@ -12,6 +12,7 @@ by document; ridge and ULC; all metrics and lexical only), and collects the numb
     python tools/validity_study.py seeds  --out out/validity     # ridge and greedy ULC under fold seeds 1-4
     python tools/validity_study.py tables --out out/validity     # markdown tables of docs/validity.md
     python tools/validity_study.py all    --out out/validity
+    python tools/validity_study.py all    --out out/validity-new --model-paths new-models.json  # other parses
 
 Run from the project root with ``PYTHONPATH=.``. zh-en and en-de have no document ids in the shared
 data: their documents are blocks of ``BLOCK`` consecutive source lines (news documents are
@@ -132,8 +133,10 @@ def write_lines(path: Path, rows: Sequence[str]) -> None:
     path.write_text("".join(r + "\n" for r in rows), encoding="utf-8")
 
 
-def build(ds: Dataset, out: Path) -> Path:
-    """Write the texts, judgement TSV, docids and experiment YAML of ``ds``; return the YAML path."""
+def build(ds: Dataset, out: Path, model_paths: dict[str, str] | None = None) -> Path:
+    """Write the texts, judgement TSV, docids and experiment YAML of ``ds``; return the YAML path.
+    ``model_paths`` (processor -> model file) parses with other models than the embedded ones
+    (issue 15: old and new parsers side by side, each study in its own ``--out`` folder)."""
     folder = (out / ds.name).resolve()
     write_lines(folder / "src.txt", ds.source)
     for ref, texts in ds.references.items():
@@ -150,6 +153,8 @@ def build(ds: Dataset, out: Path) -> Path:
               "references": {r: str(folder / "refs" / f"{r}.{ds.language}") for r in ds.references},
               "systems": {s: str(folder / "sys" / f"{s}.{ds.language}") for s in ds.systems},
               "metrics": ds.metrics}
+    if model_paths:
+        config["annotation"] = {"model_paths": {k: str(Path(v).resolve()) for k, v in model_paths.items()}}
     path = folder / "experiment.yaml"
     path.write_text(json.dumps(config, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")  # JSON is YAML
     return path
@@ -432,6 +437,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("step", choices=["build", "setup", "eval", "tune", "families", "seeds", "tables", "all"])
     parser.add_argument("--out", type=Path, default=ROOT / "out" / "validity")
     parser.add_argument("--shared", type=Path, default=SHARED)
+    parser.add_argument("--model-paths", type=Path, metavar="JSON",
+                        help="build: a JSON object of processor -> model file to parse with (default: the embedded models)")
     parser.add_argument("--only", default="ruen,zhen,ende", help="comma-separated data sets")
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--folds", type=int, default=5)
@@ -441,7 +448,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     all_sets = datasets(args.shared)
     if args.step in ("build", "all"):
         for name in names:
-            print(f"built {build(all_sets[name], args.out)}")
+            models = json.loads(args.model_paths.read_text(encoding="utf-8")) if args.model_paths else None
+            print(f"built {build(all_sets[name], args.out, models)}")
     if args.step in ("setup", "all"):
         setup(args.out, names, args.jobs)
     for name in names:
