@@ -2,9 +2,10 @@
 worker processes (``-j N``); see ``docs/scaling.md``.
 
 A :class:`Unit` is one metric family for a chunk of targets against one or more reference sets
-(one :class:`Part` each), carrying only the texts it needs (the reference and target sides, with
-their parses for a syntactic family). A worker prepares each reference set (once per family it
-works on), scores each target and returns the :class:`~mteval.scores.ScoreSet` objects; the
+(one :class:`Part` each), carrying only the texts it needs (the reference and target sides; their
+parses, for a syntactic family, travel apart, once per run: :mod:`mteval.pipeline.shipping`).
+A worker prepares each reference set (once per family it works on), scores each target and
+returns the :class:`~mteval.scores.ScoreSet` objects; the
 caller (the parent process) writes the files, so what is written does not depend on which
 process computed what, nor in which order.
 
