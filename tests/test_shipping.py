@@ -30,7 +30,8 @@ def test_a_side_used_by_several_units_is_shipped_once_under_one_key() -> None:
     shipment = Shipment(lambda key, side: spilled.append(key) or f"/x/{key}")
     first, second = shipment.light(unit((ref,), hyp1)), shipment.light(unit((ref,), hyp2))
     assert spilled == ["A#0", "s1#1", "s2#2"]
-    assert first.parts[0].references == second.parts[0].references == (Shipped("A#0", "/x/A#0"),)
+    assert first.parts[0].references == second.parts[0].references == (Shipped("A#0", "/x/A#0", 1),)
+    assert first.work == unit((ref,), hyp1).work  # counted in segment-pairs either way
     assert shipped_keys(second) == ["A#0", "s2#2"]
     assert shipment.sides["s1#1"] is hyp1
 

@@ -438,7 +438,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "out" / "validity")
     parser.add_argument("--shared", type=Path, default=SHARED)
     parser.add_argument("--model-paths", type=Path, metavar="JSON",
-                        help="build: a JSON object of processor -> model file to parse with (default: the embedded models)")
+                        help="build: a JSON object of processor -> model file to parse with "
+                             "(default: the embedded models)")
     parser.add_argument("--only", default="ruen,zhen,ende", help="comma-separated data sets")
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--folds", type=int, default=5)

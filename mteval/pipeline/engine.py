@@ -26,8 +26,8 @@ from mteval.errors import MtevalError
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics import registry
 from mteval.metrics.base import MetricFamily, Side
+from mteval.pipeline.shipping import AnySide, Shipment, SideStore, SpillFolder
 from mteval.processes import exit_with_parent
-from mteval.pipeline.shipping import AnySide, SideStore, Shipment, SpillFolder
 from mteval.scores import ScoreSet
 
 if TYPE_CHECKING:

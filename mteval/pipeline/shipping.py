@@ -44,6 +44,10 @@ class Shipped:
 
     key: str
     location: str | None = None
+    segments: int = 0  # the side's length (what a unit's work is counted in)
+
+    def __len__(self) -> int:
+        return self.segments
 
 
 AnySide = Union[Side, Shipped]
@@ -63,7 +67,7 @@ class Shipment:
         found = self._keys.get(id(side))
         if found is None:
             key = f"{side.name}#{len(self._keys)}"
-            found = self._keys[id(side)] = Shipped(key, self.locate(key, side))
+            found = self._keys[id(side)] = Shipped(key, self.locate(key, side), len(side))
             self.sides[key] = side
         return found
 
