@@ -83,6 +83,31 @@ def test_a_worker_killed_mid_run_costs_only_its_tasks(local: dict[str, bytes], t
     assert cache_tree(config.parent / "cache") == local
 
 
+def test_a_worker_killed_holding_scattered_parses_costs_only_its_tasks(local: dict[str, bytes],
+                                                                      tmp_path: Path) -> None:
+    """kill -9 of the only worker holding a scattered annotated text, as the syntactic units start:
+    the client scatters it again (to a worker that joins) and resubmits the tasks that lost it."""
+    from distributed import Client
+
+    config = experiment(tmp_path / "x")
+    parsed = run("iqsetup", "-q", "-j", "1", str(config))  # parses cached: the cluster only scores
+    assert parsed.returncode == 0, parsed.stderr
+    for path in xml_files(config):
+        path.unlink()
+    with cluster(tmp_path / "logs", workers=1) as running, Client(running.address) as client:
+        pid = next(iter(client.run(os.getpid).values()))
+        setup = subprocess.Popen(["iqsetup", "--scheduler", running.address, str(config)],
+                                 stderr=subprocess.PIPE, text=True)
+        wait_until(lambda: any(str(key).startswith("Side-") for key in client.who_has()) or setup.poll() is not None,
+                   every=0.01)
+        running.add_worker()
+        os.kill(pid, signal.SIGKILL)
+        _, stderr = setup.communicate(timeout=300)
+    assert setup.returncode == 0, stderr
+    assert "sending them again and resubmitting those tasks" in stderr
+    assert cache_tree(config.parent / "cache") == local
+
+
 def test_a_lost_scheduler_ends_the_run_and_a_rerun_resumes(local: dict[str, bytes], tmp_path: Path) -> None:
     from distributed import Client
 

@@ -11,7 +11,10 @@ the client writes every file, so the files are the same as a local run's.
   (file hashes) is the client's, and loads them once per process (:func:`parse_batch`).
 * Every task carries the client's mteval version; a worker with another version (or without
   mteval) fails the run with one line, before any file is written for its tasks.
-* A worker that dies costs only its tasks: Dask runs them again elsewhere. A task that kills
+* Parses travel once: each annotated text is scattered when a unit first needs it
+  (:mod:`mteval.pipeline.shipping`), not sent with every unit.
+* A worker that dies costs only its tasks: Dask runs them again elsewhere (and the client
+  scatters again the texts that died with it, resubmitting the tasks that lost them). A task that kills
   workers repeatedly (Dask's ``allowed-failures``), or a lost scheduler, ends the run with one
   line; the files already written are kept and a re-run resumes from them.
 
@@ -23,7 +26,7 @@ from __future__ import annotations
 
 import logging
 import threading
-import warnings
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -39,6 +42,8 @@ from mteval.pipeline.shipping import Shipment, SideStore, shipped_keys
 
 LOCAL = "local"  # engine: {dask: local} starts a LocalCluster of `jobs` single-thread workers
 CONNECT_TIMEOUT = 10.0  # seconds to reach a scheduler before giving up
+MAX_TRIES = 3  # times a task whose inputs were lost with a worker is sent again
+DOCUMENTS = "documents"  # the Held key of the run's document index (side keys hold a '#')
 WINDOW_PER_THREAD = 3  # tasks handed to the cluster at a time, per worker thread (the rest wait here)
 
 
@@ -131,15 +136,12 @@ class DaskEngine:
         light = [shipment.light(unit) for unit in units]
         keys = [shipped_keys(unit) for unit in light]
         needed = Counter(key for unit_keys in keys for key in unit_keys)  # units yet to finish, per side
-        held: dict[str, Any] = {}
-        index_of = self._hold(documents)
+        held = Held(self.client)
 
         def submit(index: int) -> Any:
-            for key in keys[index]:
-                if key not in held:
-                    held[key] = self._hold(shipment.sides[key])
-            given = {key: held[key] for key in keys[index]}
-            future = self.client.submit(run_unit, light[index], given, index_of, version, pure=False)
+            given = {key: held.future(key, shipment.sides[key]) for key in keys[index]}
+            future = self.client.submit(run_unit, light[index], given, held.future(DOCUMENTS, documents), version,
+                                        pure=False)
             if started:
                 started(index)
             return future
@@ -148,16 +150,8 @@ class DaskEngine:
             for key in keys[index]:  # a side no unit needs any more leaves the workers' memory
                 needed[key] -= 1
                 if needed[key] == 0:
-                    held.pop(key).release()
+                    held.release(key)
             done(index, result)
-
-    def _hold(self, value: Any) -> Any:
-        """A future of ``value`` kept on the cluster for the tasks that take it (sent once, then
-        fetched by each worker that needs it from a peer). A task, not ``scatter``: when the worker
-        holding it dies, Dask runs the task again elsewhere (scattered data would be lost)."""
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
-            return self.client.submit(hold, value, pure=False)
 
     def parse(self, spec: ModelSpec, batches: Sequence[Sequence[str]]) -> Iterator[tuple[int, Parsed]]:
         """``(batch index, parsed batch)`` in completion order, parsed on the cluster."""
@@ -174,6 +168,7 @@ class DaskEngine:
         distributed = require_distributed()
         window = WINDOW_PER_THREAD * self.threads()
         pending: dict[Any, int] = {}
+        tries: Counter[int] = Counter()  # resubmissions, per task
         completed = distributed.as_completed()
         submitted = 0
         try:
@@ -187,12 +182,36 @@ class DaskEngine:
                 index = pending.pop(future)
                 if future.status == "error":  # the task itself failed (the cluster is fine)
                     raise _task_failure(future.exception())
-                result = self._talk(future.result)
+                try:
+                    result = future.result()
+                except Exception as exc:  # noqa: BLE001 - a lost scheduler or inputs, else the error itself
+                    if not (self._lost_inputs(exc) and tries[index] < MAX_TRIES):
+                        self._talk(_raise, exc)
+                    if not tries:
+                        self.progress("dask: a worker died holding parses that tasks needed; sending them again "
+                                      "and resubmitting those tasks")
+                    tries[index] += 1
+                    future = self._talk(submit, index)
+                    pending[future] = index
+                    completed.add(future)
+                    continue
                 future.release()
                 yield index, result
         finally:
             for future in pending:
                 future.cancel()
+
+    def _lost_inputs(self, exc: BaseException) -> bool:
+        """Whether fetching a task's result failed because a worker died with the task's inputs or
+        its result (cancelled, or the result unreachable) while the scheduler is still there: the
+        task can succeed if sent again (a lost scheduler then fails the resubmission itself)."""
+        from concurrent.futures import CancelledError  # noqa: PLC0415
+
+        from distributed.comm.core import CommClosedError  # noqa: PLC0415
+
+        if getattr(exc, "reason", "") == "scheduler-connection-lost" or self.client.status != "running":
+            return False
+        return isinstance(exc, (CancelledError, CommClosedError, OSError))
 
     def _talk(self, call: Callable[..., Any], *args: Any) -> Any:
         """``call(*args)``, a talk with the cluster: losing the scheduler is one line."""
@@ -205,6 +224,45 @@ class DaskEngine:
                 raise DaskError(f"lost the Dask scheduler at {self.address} ({type(exc).__name__}); the files "
                                 f"already written are kept: run again to resume") from None
             raise
+
+
+def _raise(exc: BaseException) -> None:
+    raise exc
+
+
+class Held:
+    """Values sent once to the cluster (``scatter``: straight to a worker, which the other workers
+    copy them from), kept until released. Scattered data dies with the worker holding it: a value
+    whose future is no longer ``finished`` is sent again when a task next needs it."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.futures: dict[str, Any] = {}
+
+    def future(self, key: str, value: Any) -> Any:
+        found = self.futures.get(key)
+        if found is None or found.status != "finished":
+            found = self.futures[key] = self._scatter(value)
+        return found
+
+    def _scatter(self, value: Any) -> Any:
+        """``scatter``, tried again when the worker it went to died on the way (the scheduler
+        being still there; a lost scheduler fails every try)."""
+        from distributed.comm.core import CommClosedError  # noqa: PLC0415
+
+        for attempt in range(MAX_TRIES):
+            try:
+                return self.client.scatter(value, hash=False)
+            except (CommClosedError, OSError):
+                if attempt == MAX_TRIES - 1 or self.client.status != "running":
+                    raise
+                time.sleep(0.5)
+        raise AssertionError("unreachable")
+
+    def release(self, key: str) -> None:
+        found = self.futures.pop(key, None)
+        if found is not None:
+            found.release()
 
 
 def _task_failure(exc: BaseException) -> BaseException:
@@ -267,11 +325,6 @@ def _same_version(version: str) -> None:
     if version != mteval.__version__:
         raise DaskError(f"Dask worker {_worker_address()} runs mteval {mteval.__version__}, the client "
                         f"{version}: install the same version on every worker")
-
-
-def hold(value: Any) -> Any:
-    """Task: the value itself (kept in the worker's memory for the tasks that depend on it)."""
-    return value
 
 
 def run_unit(unit: Unit, given: dict[str, Side], documents: DocumentIndex, version: str) -> Result:

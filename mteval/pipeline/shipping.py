@@ -8,8 +8,9 @@ key); the side itself is handed over once:
 
 * local pool: the parent pickles it once into a spill file (:class:`SpillFolder`, a temporary
   folder removed at the end of the run); a worker reads a file the first time a unit needs it;
-* Dask: the client scatters it once (a future); Dask moves it to the workers that need it and
-  keeps it there (``mteval.pipeline.dask_engine``).
+* Dask: the client scatters it once (a future); Dask copies it to the other workers that need it
+  and keeps it there until the last unit needing it is done; if the worker holding it dies, the
+  client scatters it again and resubmits the tasks that lost it (``mteval.pipeline.dask_engine``).
 
 A worker keeps the sides it has loaded in a :class:`SideStore`: every reference set it has
 used (units of a family reuse them) and the last few targets, so its memory is bounded by the
