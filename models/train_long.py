@@ -594,8 +594,9 @@ def train_phase(phase: Phase, args: argparse.Namespace, base_steps: int) -> str:
             log.info("%s: early stop at step %d: no dev improvement for %d steps", phase.name, step, since_best)
             status = "done"
             break
-        if args.max_steps and step >= args.max_steps:
-            log.info("%s: reached --max-steps %d", phase.name, args.max_steps)
+        cap = step_cap(args, phase.name)
+        if cap and step >= cap:
+            log.info("%s: reached its step cap %d", phase.name, cap)
             status = "done"
             break
         if Stop.requested or (args.segment_steps and done_steps >= args.segment_steps):
@@ -731,6 +732,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--patience", type=int, default=2000,
                         help="steps without dev improvement before switching optimizer, and again before stopping")
     parser.add_argument("--max-steps", type=int, default=0, help="cap on each phase's steps (0: none)")
+    parser.add_argument("--pos-max-steps", type=int, default=0,
+                        help="cap on the tagger phase's steps, instead of --max-steps (0: --max-steps)")
     parser.add_argument("--segment-steps", type=int, default=0, help="stop this invocation after N steps (0: none)")
     parser.add_argument("--pos-metric", default="AllTags", choices=POS_METRICS, help="tagger selection metric")
     parser.add_argument("--seed", type=int, default=1234)
@@ -749,6 +752,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"unknown phases {sorted(unknown)}")
     args.phase_list = phases
     return args
+
+
+def step_cap(args: argparse.Namespace, phase: str) -> int:
+    """A phase's step cap (0: none): ``--pos-max-steps`` for the tagger when given, else ``--max-steps``.
+    Raising or lowering a cap on resume is allowed: the cap is not part of a checkpoint's identity."""
+    if phase == "pos" and args.pos_max_steps:
+        return int(args.pos_max_steps)
+    return int(args.max_steps)
 
 
 def report(work: Path) -> str:

@@ -171,3 +171,12 @@ def test_parser_segments_resume_exactly(tmp_path: Path) -> None:
     assert _curve(straight / "depparse") == _curve(segmented / "depparse")
     assert _same_weights(a["model"], b["model"])
     assert a["optim"]["schedulers"] == b["optim"]["schedulers"]
+
+
+def test_the_tagger_can_have_its_own_step_cap() -> None:
+    """``--pos-max-steps`` caps the tagger alone (the parser keeps ``--max-steps``); a cap may change on resume."""
+    both = tl.parse_args(["--max-steps", "20000"])
+    assert tl.step_cap(both, "pos") == tl.step_cap(both, "depparse") == 20000
+    tagger = tl.parse_args(["--max-steps", "20000", "--pos-max-steps", "6000"])
+    assert tl.step_cap(tagger, "pos") == 6000 and tl.step_cap(tagger, "depparse") == 20000
+    assert tl.step_cap(tl.parse_args([]), "depparse") == 0  # no cap
