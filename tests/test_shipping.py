@@ -73,3 +73,15 @@ def test_the_store_keeps_references_and_only_the_last_targets() -> None:
     assert list(store.references) == ["s0"]
     assert list(store.targets) == [f"s{k}" for k in range(10 - shipping.KEPT_TARGETS, 10)]
     assert store.resolve(Shipped("s0"), {}, reference=False) is given["s0"]  # kept: no file needed
+
+
+def test_a_spill_folder_goes_in_the_cache_and_a_killed_runs_is_removed_next_time(tmp_path: Path) -> None:
+    from mteval.store.cache import ScoreCache
+
+    spill = SpillFolder(tmp_path / "cache")
+    Shipment(spill.write).placeholder(annotated("A", "a b"))
+    assert spill.path.parent == tmp_path / "cache" and spill.path.name.startswith(".spill-")
+    assert len(list(spill.path.iterdir())) == 1
+    # the run is killed here (no close); the next run, holding the lock, removes what it left
+    assert ScoreCache(tmp_path / "cache").remove_temporaries() == 1
+    assert not spill.path.exists()

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mteval.errors import MtevalError
@@ -129,10 +130,11 @@ def use_pool(units: Sequence[Unit], jobs: int) -> bool:
 
 
 def execute(units: Sequence[Unit], documents: DocumentIndex, jobs: int, done: Done,
-            started: Callable[[int], None] | None = None) -> int:
+            started: Callable[[int], None] | None = None, scratch: Path | None = None) -> int:
     """Compute every unit, calling ``done`` in this process as each result arrives (in unit order
     here, in completion order with a pool) and ``started`` when a unit is handed out; the number
-    of worker processes used (0: none, all in this process)."""
+    of worker processes used (0: none, all in this process). A pool's spill folder goes under
+    ``scratch`` (the score cache: see :class:`~mteval.pipeline.shipping.SpillFolder`)."""
     if not use_pool(units, jobs):
         families = Families()
         for index, unit in enumerate(units):
@@ -141,13 +143,13 @@ def execute(units: Sequence[Unit], documents: DocumentIndex, jobs: int, done: Do
             done(index, compute(unit, documents, families))
         return 0
     workers = min(jobs, len(units))
-    for index, result in _pooled(units, documents, workers, started):
+    for index, result in _pooled(units, documents, workers, started, scratch):
         done(index, result)
     return workers
 
 
 def _pooled(units: Sequence[Unit], documents: DocumentIndex, workers: int,
-            started: Callable[[int], None] | None) -> Iterator[tuple[int, Result]]:
+            started: Callable[[int], None] | None, scratch: Path | None = None) -> Iterator[tuple[int, Result]]:
     """``(unit index, result)`` in completion order, from a pool of ``workers`` processes."""
     import multiprocessing  # noqa: PLC0415 - only a run with a pool pays for these imports
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait  # noqa: PLC0415
@@ -155,7 +157,7 @@ def _pooled(units: Sequence[Unit], documents: DocumentIndex, workers: int,
 
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start,
                                initargs=(documents, os.getpid()))
-    spill = SpillFolder()  # annotated sides: pickled once into a file, not into every unit
+    spill = SpillFolder(scratch)  # annotated sides: pickled once into a file, not into every unit
     shipment = Shipment(spill.write)
     try:
         pending: dict[Future[Result], int] = {}

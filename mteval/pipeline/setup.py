@@ -332,7 +332,7 @@ def _compute(run: SetupRun, work: list[list[Piece]], jobs: int) -> None:
         if run.cluster is not None:
             run.cluster.execute(units, run.texts.documents, done, tracker.started)
         else:
-            engine.execute(units, run.texts.documents, jobs, done, tracker.started)
+            engine.execute(units, run.texts.documents, jobs, done, tracker.started, scratch=run.cache.root)
     for index in sorted(files):  # in plan order, whatever order the units finished in
         run.report.computed += len(files[index])
         run.report.files += files[index]

@@ -6,8 +6,9 @@ CPU pickling than the workers spent scoring (issue 12). Instead, :func:`ship` sw
 annotated :class:`~mteval.metrics.base.Side` of a unit for a :class:`Shipped` placeholder (its
 key); the side itself is handed over once:
 
-* local pool: the parent pickles it once into a spill file (:class:`SpillFolder`, a temporary
-  folder removed at the end of the run); a worker reads a file the first time a unit needs it;
+* local pool: the parent pickles it once into a spill file (:class:`SpillFolder`, a hidden
+  folder in the score cache, removed at the end of the run); a worker reads a file the first
+  time a unit needs it;
 * Dask: the client scatters it once (a future); Dask copies it to the other workers that need it
   and keeps it there until the last unit needing it is done; if the worker holding it dies, the
   client scatters it again and resubmits the tasks that lost it (``mteval.pipeline.dask_engine``).
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
 from mteval.metrics.base import Side
+from mteval.store.cache import SPILL_PREFIX
 
 if TYPE_CHECKING:
     from mteval.pipeline.engine import Part, Unit
@@ -90,10 +92,16 @@ def shipped_keys(unit: Unit) -> list[str]:
 
 
 class SpillFolder:
-    """A temporary folder holding one pickle per shipped side (local pool); removed on close."""
+    """A temporary folder holding one pickle per shipped side (local pool); removed on close.
+    It goes under ``parent`` -- iqsetup gives the score cache, whose disk is the one meant for the
+    run's data (a campaign's parses can take gigabytes: too much for a small ``/tmp``) and whose
+    next run removes the folder a killed run left (``ScoreCache.remove_temporaries``); without a
+    parent, under the system's temporary folder."""
 
-    def __init__(self) -> None:
-        self.path = Path(tempfile.mkdtemp(prefix="mteval-sides-"))
+    def __init__(self, parent: Path | None = None) -> None:
+        if parent is not None:
+            parent.mkdir(parents=True, exist_ok=True)
+        self.path = Path(tempfile.mkdtemp(prefix=SPILL_PREFIX, dir=parent))
         self._count = 0
 
     def write(self, key: str, side: Side) -> str:

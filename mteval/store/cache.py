@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 from pathlib import Path
 
 from mteval.errors import CacheError
@@ -24,6 +25,7 @@ from mteval.store.iqxml import ScoreFile, parse, to_xml
 from mteval.store.stamps import Facts, Stamps, fingerprint, written_facts
 
 SUFFIXES = (".xml", ".xml.gz")
+SPILL_PREFIX = ".spill-"  # a worker pool's spill folder in the cache root (mteval.pipeline.shipping)
 LOG = logging.getLogger(__name__)
 
 
@@ -114,8 +116,13 @@ class ScoreCache:
             raise CacheError(f"{problem}; refusing to read it", path)
 
     def remove_temporaries(self) -> int:
-        """Delete the temporary files of interrupted writes (call only while holding the lock)."""
+        """Delete the temporary files of interrupted writes, and the spill folders of a killed
+        run's worker pool (``.spill-*``: mteval.pipeline.shipping), holding the lock."""
         removed = 0
+        for spill in self.root.glob(f"{SPILL_PREFIX}*") if self.root.is_dir() else ():
+            if spill.is_dir() and not spill.is_symlink():
+                shutil.rmtree(spill, ignore_errors=True)
+                removed += 1
         for folder, _, files in os.walk(self.root):
             for name in files:
                 if name.startswith(".") and name.endswith(".tmp"):
