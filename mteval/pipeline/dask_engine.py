@@ -186,7 +186,7 @@ class DaskEngine:
                     result = future.result()
                 except Exception as exc:  # noqa: BLE001 - a lost scheduler or inputs, else the error itself
                     if not (self._lost_inputs(exc) and tries[index] < MAX_TRIES):
-                        self._talk(_raise, exc)
+                        raise self._cluster_error(exc) from None
                     if not tries:
                         self.progress("dask: a worker died holding parses that tasks needed; sending them again "
                                       "and resubmitting those tasks")
@@ -220,14 +220,18 @@ class DaskEngine:
         except MtevalError:
             raise
         except Exception as exc:
-            if _is_lost_cluster(exc):
-                raise DaskError(f"lost the Dask scheduler at {self.address} ({type(exc).__name__}); the files "
-                                f"already written are kept: run again to resume") from None
-            raise
+            failure = self._cluster_error(exc)
+            if failure is exc:
+                raise
+            raise failure from None
 
-
-def _raise(exc: BaseException) -> None:
-    raise exc
+    def _cluster_error(self, exc: Exception) -> Exception:
+        """What an exception raised while talking to the cluster means: a lost scheduler as one line,
+        anything else itself."""
+        if isinstance(exc, MtevalError) or not _is_lost_cluster(exc):
+            return exc
+        return DaskError(f"lost the Dask scheduler at {self.address} ({type(exc).__name__}); the files "
+                         f"already written are kept: run again to resume")
 
 
 class Held:

@@ -119,7 +119,7 @@ class ScoreCache:
         """Delete the temporary files of interrupted writes, and the spill folders of a killed
         run's worker pool (``.spill-*``: mteval.pipeline.shipping), holding the lock."""
         removed = 0
-        for spill in self.root.glob(f"{SPILL_PREFIX}*") if self.root.is_dir() else ():
+        for spill in self.root.glob(f"{SPILL_PREFIX}*"):
             if spill.is_dir() and not spill.is_symlink():
                 shutil.rmtree(spill, ignore_errors=True)
                 removed += 1
