@@ -9,11 +9,14 @@
    documents (the fixed split of ``models/uner_split.py`` and 10-fold cross-validation), and a
    check that the recipe rebuilds the shipped ``ner.npz``.
 
-Usage: python models/eval_models.py [SHARED_DIR]   (default ../shared)
+Usage: python models/eval_models.py [SHARED_DIR] [--pos FILE] [--depparse FILE] [--parser-only]
+(default ../shared and the shipped files; ``--pos``/``--depparse`` score other tagger/parser files, e.g.
+``build/models-long/*/best.pt``, in the same pipeline; ``--parser-only`` skips the NER part).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
@@ -37,22 +40,23 @@ def raw_text(conllu: Path) -> str:
     return "\n\n".join(" ".join(p) for p in paragraphs if p) + "\n"
 
 
-def pipeline(processors: str, **options: object) -> object:
-    """The embedded models as a ``stanza.Pipeline`` (offline)."""
+def pipeline(processors: str, replace: dict[str, Path] | None = None, **options: object) -> object:
+    """The embedded models as a ``stanza.Pipeline`` (offline), with ``replace`` files instead of some."""
     import stanza
 
-    paths = {f"{p}_model_path": str(MODELS / f"{p}.pt") for p in processors.split(",")}
+    files = {p: MODELS / f"{p}.pt" for p in processors.split(",")} | (replace or {})
+    paths = {f"{p}_model_path": str(path) for p, path in files.items()}
     return stanza.Pipeline(lang="en", processors=processors, dir=str(MODELS), download_method=None,
                            logging_level="ERROR", allow_unknown_language=True, **paths, **options)
 
 
-def eval_parser(shared: Path) -> None:
+def eval_parser(shared: Path, replace: dict[str, Path] | None = None) -> None:
     """Print the CoNLL 2018 scores of the whole pipeline on EWT test from raw text."""
     from stanza.models.common.utils import ud_scores
     from stanza.utils.conll import CoNLL
 
     gold = shared / "ud" / "en_ewt" / "en_ewt-ud-test.conllu"
-    nlp = pipeline("tokenize,mwt,pos,lemma,depparse", tokenize_max_seqlen=1000)
+    nlp = pipeline("tokenize,mwt,pos,lemma,depparse", replace, tokenize_max_seqlen=1000)
     start = time.perf_counter()
     doc = nlp(raw_text(gold))  # type: ignore[operator]
     seconds = time.perf_counter() - start
@@ -98,17 +102,27 @@ def eval_ner(shared: Path) -> None:
     print(f"  the recipe rebuilds the shipped ner.npz: {'yes' if same else 'NO'}")
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str] | None = None) -> int:
     """Run both evaluations; skip with a message when ../shared is absent."""
-    shared = Path(argv[1]) if len(argv) > 1 else ROOT.parent / "shared"
-    if not (shared / "ud").is_dir():
-        print(f"models-eval: skipped ({shared}/ud is absent)")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("shared", nargs="?", type=Path, default=ROOT.parent / "shared")
+    parser.add_argument("--pos", type=Path, help="score this tagger file instead of the shipped pos.pt")
+    parser.add_argument("--depparse", type=Path, help="score this parser file instead of the shipped depparse.pt")
+    parser.add_argument("--parser-only", action="store_true", help="skip the NER evaluation")
+    args = parser.parse_args(argv)
+    if not (args.shared / "ud").is_dir():
+        print(f"models-eval: skipped ({args.shared}/ud is absent)")
         return 0
+    replace = {name: path for name, path in (("pos", args.pos), ("depparse", args.depparse)) if path}
+    for path in replace.values():
+        if not path.is_file():
+            parser.error(f"{path} does not exist")
     os.environ.setdefault("OMP_NUM_THREADS", "2")
-    eval_parser(shared)
-    eval_ner(shared)
+    eval_parser(args.shared, replace)
+    if not args.parser_only:
+        eval_ner(args.shared)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main())

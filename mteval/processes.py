@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import sys
 import threading
 import time
 
@@ -18,3 +20,19 @@ def exit_with_parent(parent: int, every: float = 0.5) -> None:
                 os._exit(1)
 
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
+def exit_without_teardown() -> None:
+    """End this worker process with ``os._exit`` once it has finished normally, skipping the
+    interpreter's teardown: freeing a worker's heap object by object (parses, METEOR tables, torch)
+    took 2.3 s at the end of a 500-segment ``iqsetup -j 2`` run, with the parent waiting on it.
+    Registered last, so it runs first among the exit handlers; output is flushed before."""
+    def leave() -> None:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(0)
+
+    atexit.register(leave)

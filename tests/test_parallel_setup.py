@@ -167,3 +167,28 @@ def test_a_killed_worker_is_one_line_and_the_next_run_resumes(tmp_path: Path) ->
     clean = ende_in(tmp_path / "clean", metrics=metrics)
     assert run("iqsetup", "-q", "-j", "1", str(clean)).returncode == 0
     assert tree(tmp_path / "cache") == tree(tmp_path / "clean" / "cache")
+
+
+def test_units_are_built_when_handed_out_so_lexical_work_starts_before_the_parses_load(tmp_path: Path) -> None:
+    """The pool rule counts the work without building a unit; the lexical units are built (and go
+    to the workers) without touching the parses; the first syntactic unit loads them."""
+    from mteval.metrics import registry
+    from mteval.pipeline.config import load
+    from mteval.pipeline.setup import SetupRun, _UnitList, chunked, plan_pairs
+    from mteval.pipeline.texts import load_texts
+
+    experiment = load(small_experiment(tmp_path / "x", ["BLEU", "SP-Op(*)"], 5))
+    run = SetupRun(experiment, load_texts(experiment))
+    pairs = plan_pairs(experiment)
+    planned = [plan for name, variants in registry.group_by_family(experiment.metrics).items()
+               for plan in run.plan_family(registry.create(name, None), variants, pairs)]
+    units = _UnitList(run, chunked(planned, 2))
+    assert run.annotations._sentences == {}  # planning and counting parse nothing
+    lexical = [index for index in range(len(units)) if units.pieces[index][0][0].family.family == "mteval-v13a"]
+    assert lexical == list(range(len(lexical))) and len(lexical) < len(units)  # handed out first
+    built = [units[index] for index in lexical]
+    assert run.annotations._sentences == {}
+    built += [units[index] for index in range(len(lexical), len(units))]
+    assert run.annotations._sentences != {}
+    assert units.work == sum(unit.work for unit in built)
+    assert [unit.family for unit in built] == [units.pieces[i][0][0].family.family for i in range(len(units))]

@@ -85,3 +85,18 @@ def test_a_spill_folder_goes_in_the_cache_and_a_killed_runs_is_removed_next_time
     # the run is killed here (no close); the next run, holding the lock, removes what it left
     assert ScoreCache(tmp_path / "cache").remove_temporaries() == 1
     assert not spill.path.exists()
+
+
+def test_a_loaded_side_is_frozen_out_of_the_collectors_reach(tmp_path: Path) -> None:
+    """Full collections in a worker would walk every parse it holds again and again (shipping._load)."""
+    import gc
+
+    spill = SpillFolder(tmp_path)
+    placeholder = Shipment(spill.write).placeholder(annotated("A", "the cat sat", "on the mat"))
+    try:
+        loaded = SideStore().resolve(placeholder, {}, reference=True)
+        tracked = {id(o) for o in gc.get_objects()}
+        assert loaded.sentences and not {id(loaded), id(loaded.sentences), id(loaded.sentences[0])} & tracked
+    finally:
+        gc.unfreeze()
+        spill.close()

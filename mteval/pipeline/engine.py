@@ -28,7 +28,7 @@ from mteval.io.corpus import DocumentIndex
 from mteval.metrics import registry
 from mteval.metrics.base import MetricFamily, Side
 from mteval.pipeline.shipping import AnySide, Shipment, SideStore, SpillFolder
-from mteval.processes import exit_with_parent
+from mteval.processes import exit_with_parent, exit_without_teardown
 from mteval.scores import ScoreSet
 
 if TYPE_CHECKING:
@@ -73,8 +73,12 @@ class Unit:
     @property
     def work(self) -> int:
         """Segment-pairs to score, weighted by the family's cost (what the pool rule counts)."""
-        pairs = sum(len(t) for part in self.parts for t in part.targets)
-        return pairs if self.family in CHEAP_FAMILIES else EXPENSIVE * pairs
+        return weighted(self.family, sum(len(t) for part in self.parts for t in part.targets))
+
+
+def weighted(family: str, pairs: int) -> int:
+    """``pairs`` segment-pairs of a family, weighted by its relative cost (:data:`EXPENSIVE`)."""
+    return pairs if family in CHEAP_FAMILIES else EXPENSIVE * pairs
 
 
 class Families:
@@ -123,24 +127,30 @@ def compute(unit: Unit, documents: DocumentIndex, families: Families, store: Sid
     return out
 
 
-def use_pool(units: Sequence[Unit], jobs: int) -> bool:
-    """Whether the units are worth a pool (see :data:`MIN_POOL_WORK`)."""
+def use_pool(count: int, work: int, jobs: int) -> bool:
+    """Whether ``count`` units of ``work`` in all (:attr:`Unit.work`) are worth a pool (see
+    :data:`MIN_POOL_WORK`)."""
     least = int(os.environ.get("MTEVAL_POOL_MIN_WORK", MIN_POOL_WORK))  # 0 forces the pool (tests)
-    return jobs > 1 and len(units) >= MIN_POOL_UNITS and sum(u.work for u in units) >= least
+    return jobs > 1 and count >= MIN_POOL_UNITS and work >= least
 
 
 def execute(units: Sequence[Unit], documents: DocumentIndex, jobs: int, done: Done,
-            started: Callable[[int], None] | None = None, scratch: Path | None = None) -> int:
+            started: Callable[[int], None] | None = None, scratch: Path | None = None,
+            work: int | None = None) -> int:
     """Compute every unit, calling ``done`` in this process as each result arrives (in unit order
     here, in completion order with a pool) and ``started`` when a unit is handed out; the number
-    of worker processes used (0: none, all in this process). A pool's spill folder goes under
-    ``scratch`` (the score cache: see :class:`~mteval.pipeline.shipping.SpillFolder`)."""
-    if not use_pool(units, jobs):
+    of worker processes used (0: none, all in this process). ``units`` may build each unit when
+    indexed (in order, once), with ``work`` their total :attr:`Unit.work` counted beforehand. A
+    pool's spill folder goes under ``scratch`` (the score cache: see
+    :class:`~mteval.pipeline.shipping.SpillFolder`)."""
+    if work is None:
+        work = sum(unit.work for unit in units)
+    if not use_pool(len(units), work, jobs):
         families = Families()
-        for index, unit in enumerate(units):
+        for index in range(len(units)):
             if started:
                 started(index)
-            done(index, compute(unit, documents, families))
+            done(index, compute(units[index], documents, families))
         return 0
     workers = min(jobs, len(units))
     for index, result in _pooled(units, documents, workers, started, scratch):
@@ -185,13 +195,15 @@ _SIDES = SideStore()
 
 
 def _start(documents: DocumentIndex, parent: int) -> None:
-    """Worker initialiser: the experiment's documents, no progress bars, leave with the parent."""
+    """Worker initialiser: the experiment's documents, no progress bars, leave with the parent, and
+    without tearing down the heap at the end (the parent waits for that)."""
     global _DOCUMENTS
     from mteval.progress import set_quiet  # noqa: PLC0415
 
     _DOCUMENTS = documents
     set_quiet(True)
     exit_with_parent(parent)
+    exit_without_teardown()
 
 
 def _compute(unit: Unit) -> Result:

@@ -26,11 +26,11 @@ import hashlib
 import logging
 import os
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from itertools import groupby
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 from mteval.metrics import registry
 from mteval.metrics.base import STATS, MetricFamily, Side
@@ -108,7 +108,7 @@ class Planned:
 
     family: MetricFamily
     references: tuple[str, ...]
-    sides: tuple[Side, ...]  # the reference set's texts (members of a generated group expanded)
+    members: tuple[str, ...]  # the reference set's texts (members of a generated group expanded)
     todo: Chunk  # every target and its stale requested names
     signatures: dict[str, str]
     aggregate: str
@@ -191,16 +191,18 @@ class SetupRun:
                 if stale:
                     todo.append((pair, stale))
             if todo:
-                sides = tuple(self.side(m, family) for r in references for m in self.members(r))
-                planned.append(Planned(family, references, sides, todo, signatures, aggregate))
+                members = tuple(m for r in references for m in self.members(r))
+                planned.append(Planned(family, references, members, todo, signatures, aggregate))
         return planned
 
     def unit(self, pieces: list[Piece]) -> Unit:
-        """The work unit of some targets of one family against their reference sets (texts only)."""
+        """The work unit of some targets of one family against their reference sets (texts only;
+        the first unit of a syntactic family loads, or makes, the parses of every text)."""
         from mteval.pipeline.engine import Part, Unit
 
         family = pieces[0][0].family
-        parts = tuple(Part(plan.sides, tuple(self.side(pair.target, family) for pair, _ in chunk),
+        parts = tuple(Part(tuple(self.side(m, family) for m in plan.members),
+                           tuple(self.side(pair.target, family) for pair, _ in chunk),
                            tuple(tuple(dict.fromkeys(registry.canonical(v) for v in stale)) for _, stale in chunk))
                       for plan, chunk in pieces)
         return Unit(family.family, self.experiment.case_sensitive, parts)
@@ -271,7 +273,7 @@ def _run_setup(run: SetupRun, jack: bool, targets: tuple[str, ...] | None, jobs:
     planned: list[Planned] = []
     for family_name, variants in registry.group_by_family(experiment.metrics).items():
         family = registry.create(family_name, experiment.case_sensitive)
-        planned += run.plan_family(family, variants, pairs)  # parses here, before any worker starts
+        planned += run.plan_family(family, variants, pairs)  # stale work only: no text parsed yet
     _compute(run, chunked(planned, 2 if run.cluster else jobs), jobs)
     return run.report
 
@@ -316,9 +318,9 @@ def _compute(run: SetupRun, work: list[list[Piece]], jobs: int) -> None:
         return
     from mteval.pipeline import engine
 
-    units = [run.unit(pieces) for pieces in work]
-    pooled = run.cluster is not None or engine.use_pool(units, jobs)
-    if run.cluster is not None and units:
+    units = _UnitList(run, work)
+    pooled = run.cluster is not None or engine.use_pool(len(units), units.work, jobs)
+    if run.cluster is not None:
         run.progress(f"computing {len(units)} unit(s) of work on the Dask cluster")
     elif pooled:
         run.progress(f"computing {len(units)} unit(s) of work in {min(jobs, len(units))} worker processes")
@@ -332,10 +334,38 @@ def _compute(run: SetupRun, work: list[list[Piece]], jobs: int) -> None:
         if run.cluster is not None:
             run.cluster.execute(units, run.texts.documents, done, tracker.started)
         else:
-            engine.execute(units, run.texts.documents, jobs, done, tracker.started, scratch=run.cache.root)
+            engine.execute(units, run.texts.documents, jobs, done, tracker.started, scratch=run.cache.root,
+                           work=units.work)
     for index in sorted(files):  # in plan order, whatever order the units finished in
         run.report.computed += len(files[index])
         run.report.files += files[index]
+
+
+class _UnitList(Sequence["Unit"]):
+    """The run's work units, each built when the engine asks for it: the lexical units go to the
+    workers while this process still loads the parses the syntactic ones carry (the workers' start
+    and the lexical work overlap that load). ``work``: the total weighted work, counted without
+    building anything (what the pool rule needs: :func:`mteval.pipeline.engine.use_pool`)."""
+
+    def __init__(self, run: SetupRun, work: list[list[Piece]]) -> None:
+        from mteval.pipeline.engine import weighted
+
+        self.run, self.pieces = run, work
+        self.work = sum(weighted(pieces[0][0].family.family,
+                                 sum(len(run.segments[pair.target]) for _, chunk in pieces for pair, _ in chunk))
+                        for pieces in work)
+
+    def __len__(self) -> int:
+        return len(self.pieces)
+
+    @overload
+    def __getitem__(self, index: int) -> Unit: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Unit]: ...
+    def __getitem__(self, index: int | slice) -> Unit | list[Unit]:
+        if isinstance(index, slice):
+            return [self.run.unit(pieces) for pieces in self.pieces[index]]
+        return self.run.unit(self.pieces[index])
 
 
 class _Tracker:
