@@ -6,6 +6,7 @@ mid-run; a lost scheduler, an unreachable one and unfit workers end the run with
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 from pathlib import Path
@@ -141,13 +142,25 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path: Path) -> None:
     ("import pathlib, mteval.annotate.stanza_adapter as adapter\n"
      "adapter.EMBEDDED['en'] = pathlib.Path('/nonexistent/en_ewt')", "the embedded en models have no"),
 ], ids=["no-mteval", "other-version", "no-models"])
-def test_an_unfit_worker_is_one_line_and_nothing_is_written(tmp_path: Path, prelude: str, problem: str) -> None:
+def test_an_unfit_worker_is_one_line_and_nothing_is_half_written(tmp_path: Path, prelude: str, problem: str) -> None:
+    """A worker without mteval or with another version is refused before any unit runs: nothing
+    is written. Without models, the lexical units (handed out before the first syntactic unit
+    needs parses) have run: their files are complete, a re-run keeps them; no parse, no syntactic
+    file, no temporary file is left."""
     config = experiment(tmp_path / "x")
     with cluster(tmp_path / "logs", workers=1, prelude=prelude) as running:
         error = one_line_error(run("iqsetup", "--scheduler", running.address, str(config)))
     assert problem in error and "Dask worker" in error
-    assert not xml_files(config)
-    assert not list((config.parent / "cache").rglob("*.conllu"))
+    cache = config.parent / "cache"
+    assert not list(cache.rglob("*.conllu")) and not list(cache.rglob("*.tmp"))
+    written = xml_files(config)
+    if "models" not in problem:
+        assert not written
+        return
+    assert {p.stem for p in written} <= {"BLEU", "NIST", "chrF", "TER", "ROUGE-L"}
+    rerun = run("iqsetup", "-j", "1", str(config))
+    assert rerun.returncode == 0, rerun.stderr
+    assert len(written) + int(re.search(r"(\d+) file\(s\) computed", rerun.stderr).group(1)) == XML_FILES
 
 
 def test_a_missing_scheduler_file_is_one_line(tmp_path: Path) -> None:

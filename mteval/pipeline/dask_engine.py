@@ -133,12 +133,16 @@ class DaskEngine:
         ``started`` as each is handed to the cluster)."""
         version = mteval.__version__
         shipment = Shipment()  # annotated sides: sent once, when a unit first needs them
-        light = [shipment.light(unit) for unit in units]
-        keys = [shipped_keys(unit) for unit in light]
-        needed = Counter(key for unit_keys in keys for key in unit_keys)  # units yet to finish, per side
         held = Held(self.client)
+        light: list[Unit] = []  # built in order as they are submitted: the lexical units run while
+        keys: list[list[str]] = []  # the first syntactic one loads the parses here
+        needed: Counter[str] = Counter()  # units yet to finish, per side (complete once all are built)
 
         def submit(index: int) -> Any:
+            while len(light) <= index:  # (a resubmitted unit was built already)
+                light.append(shipment.light(units[len(light)]))
+                keys.append(shipped_keys(light[-1]))
+                needed.update(keys[-1])
             given = {key: held.future(key, shipment.sides[key]) for key in keys[index]}
             future = self.client.submit(run_unit, light[index], given, held.future(DOCUMENTS, documents), version,
                                         pure=False)
@@ -147,10 +151,11 @@ class DaskEngine:
             return future
 
         for index, result in self._stream(submit, len(units)):
-            for key in keys[index]:  # a side no unit needs any more leaves the workers' memory
-                needed[key] -= 1
-                if needed[key] == 0:
+            needed.subtract(keys[index])
+            if len(light) == len(units):  # a side no unit needs any more leaves the workers' memory
+                for key in [key for key, count in needed.items() if count == 0]:
                     held.release(key)
+                    del needed[key]
             done(index, result)
 
     def parse(self, spec: ModelSpec, batches: Sequence[Sequence[str]]) -> Iterator[tuple[int, Parsed]]:
