@@ -1,5 +1,7 @@
-"""``make models-eval``: score the shipped English models the way their model card does.
+"""``make models-eval``: check and score the shipped English models the way their model card does.
 
+0. The embedded model files are the ones ``PROVENANCE.json`` records (``models/ship_long.py verify``:
+   SHA-256 of each, and the long training's selected models where its state is here).
 1. UD English-EWT test from **raw text** through tokenize,mwt,pos,lemma,depparse (sentence
    splitting on, as in the card), scored with Stanza's copy of the CoNLL 2018 shared-task
    evaluation (``stanza.models.common.utils.ud_scores``): Tokens, Sentences, Words, UPOS, XPOS,
@@ -110,8 +112,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--depparse", type=Path, help="score this parser file instead of the shipped depparse.pt")
     parser.add_argument("--parser-only", action="store_true", help="skip the NER evaluation")
     args = parser.parse_args(argv)
+    import ship_long
+
+    problems = ship_long.verify(ship_long.WORK, MODELS)  # the shipped files are the recorded ones
+    for problem in problems:
+        print(f"models-eval: {problem}", file=sys.stderr)
+    if problems:
+        return 1
+    print(f"models-eval: the embedded model files are the ones {ship_long.PROVENANCE} records")
     if not (args.shared / "ud").is_dir():
-        print(f"models-eval: skipped ({args.shared}/ud is absent)")
+        print(f"models-eval: scores skipped ({args.shared}/ud is absent)")
         return 0
     replace = {name: path for name, path in (("pos", args.pos), ("depparse", args.depparse)) if path}
     for path in replace.values():

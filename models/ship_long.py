@@ -1,0 +1,140 @@
+"""Ship the tagger and parser that ``models/train_long.py`` selected, and check what is shipped (issue 15).
+
+``ship``: copies ``WORK/pos/best.pt`` and ``WORK/depparse/best.pt`` (the dev-selected models of the long
+training) over the embedded ``pos.pt`` and ``depparse.pt`` (atomically), and writes ``PROVENANCE.json``
+beside them: for every embedded model file its SHA-256, and for the two it replaced the recipe's record
+(``DONE.json``: steps, best step, dev score, the hashes of the initial model and of the train/dev files).
+A phase that has not finished (no ``DONE.json``) is refused unless ``--unfinished`` (a preview to measure,
+not to commit). The annotation identity in score signatures hashes the model files, so caches made with
+the old models recompute.
+
+``verify`` (``make models-eval`` runs it): every embedded model file has the SHA-256 that
+``PROVENANCE.json`` records, and where the recipe's state is here (``WORK``) its ``best.pt`` files are the
+shipped ones. Rebuilding the models to compare bytes takes CPU-days; the record ties the shipped bytes to
+the recipe run (seeded, resumable, one thread) whose curve the model card reports.
+
+    python models/ship_long.py ship [--work build/models-long] [--dest DIR] [--unfinished]
+    python models/ship_long.py verify [--work build/models-long] [--dest DIR]
+    python models/ship_long.py record [--dest DIR]   (the hashes of the files there now, no training record)
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+EMBEDDED = ROOT / "mteval" / "resources" / "models" / "en_ewt"
+WORK = ROOT / "build" / "models-long"
+PROVENANCE = "PROVENANCE.json"
+TRAINED = ("pos", "depparse")  # the phases whose best.pt replaces the embedded <phase>.pt
+MODEL_SUFFIXES = (".pt", ".npz")
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def copy_atomic(source: Path, dest: Path) -> None:
+    """``dest`` becomes a copy of ``source`` in one rename (a reader sees the old or the new file)."""
+    fd, name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out, source.open("rb") as handle:
+            while block := handle.read(1 << 20):
+                out.write(block)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(name, dest)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+
+
+def model_files(dest: Path) -> list[Path]:
+    return sorted(p for p in dest.iterdir() if p.suffix in MODEL_SUFFIXES)
+
+
+def ship(work: Path, dest: Path, unfinished: bool = False) -> dict[str, Any]:
+    """Copy the selected models into ``dest`` and write its provenance record (returned)."""
+    records: dict[str, Any] = {}
+    for phase in TRAINED:
+        best, done = work / phase / "best.pt", work / phase / "DONE.json"
+        if not best.is_file():
+            raise SystemExit(f"ship: {best} does not exist: run models/train_long.py first")
+        if not done.is_file() and not unfinished:
+            raise SystemExit(f"ship: the {phase} phase has not finished ({done} is absent); "
+                             "--unfinished ships its best model so far (to measure, not to commit)")
+        records[phase] = json.loads(done.read_text(encoding="utf-8")) if done.is_file() else {"unfinished": True}
+    for phase in TRAINED:
+        copy_atomic(work / phase / "best.pt", dest / f"{phase}.pt")
+    return record(dest, {f"{phase}.pt": records[phase] for phase in TRAINED})
+
+
+def record(dest: Path, trained: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Write ``dest``'s provenance: every model file's SHA-256 and the training records given."""
+    provenance = {
+        "recipe": "models/train_models.sh (make models); tagger and parser then models/train_long.py "
+                  "(make models-long) and models/ship_long.py ship, where 'trained' records them",
+        "files": {p.name: sha256(p) for p in model_files(dest)},
+        "trained": trained or {},
+    }
+    text = json.dumps(provenance, indent=1, sort_keys=True) + "\n"
+    fd, name = tempfile.mkstemp(dir=dest, prefix=f".{PROVENANCE}.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+    os.replace(name, dest / PROVENANCE)
+    return provenance
+
+
+def verify(work: Path, dest: Path) -> list[str]:
+    """Problems with the shipped files (empty: all is as recorded)."""
+    found = dest / PROVENANCE
+    if not found.is_file():
+        return [f"{found} is absent: the shipped models have no provenance record"]
+    provenance = json.loads(found.read_text(encoding="utf-8"))
+    files = provenance["files"]
+    problems = [f"{name}: SHA-256 {sha256(dest / name)[:16]}..., recorded {files[name][:16]}..."
+                for name in files if (dest / name).is_file() and sha256(dest / name) != files[name]]
+    problems += [f"{name}: recorded but absent" for name in files if not (dest / name).is_file()]
+    problems += [f"{p.name}: shipped but not recorded" for p in model_files(dest) if p.name not in files]
+    for name, trained in provenance["trained"].items():  # the recipe's state of the same run, if here
+        phase = name.removesuffix(".pt")
+        done, best = work / phase / "DONE.json", work / phase / "best.pt"
+        same_run = done.is_file() and json.loads(done.read_text(encoding="utf-8")) == trained
+        if same_run and best.is_file() and sha256(best) != files.get(name):
+            problems.append(f"{name} is not the recipe's selected model {best}")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("action", choices=("ship", "verify", "record"))
+    parser.add_argument("--work", type=Path, default=WORK, help="train_long.py's state folder")
+    parser.add_argument("--dest", type=Path, default=EMBEDDED, help="the embedded model folder")
+    parser.add_argument("--unfinished", action="store_true", help="ship a phase's best model before it finished")
+    args = parser.parse_args(argv)
+    if args.action in ("ship", "record"):
+        provenance = ship(args.work, args.dest, args.unfinished) if args.action == "ship" else record(args.dest)
+        for name, digest in provenance["files"].items():
+            print(f"{name}  {digest}")
+        return 0
+    problems = verify(args.work, args.dest)
+    for problem in problems:
+        print(f"models: {problem}", file=sys.stderr)
+    if not problems:
+        print(f"models: the {len(model_files(args.dest))} embedded model files are the recorded ones")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

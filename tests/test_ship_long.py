@@ -1,0 +1,69 @@
+"""models/ship_long.py: shipping the long training's selected models, and checking what is shipped."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+SPEC = importlib.util.spec_from_file_location("ship_long", ROOT / "models" / "ship_long.py")
+ship_long = importlib.util.module_from_spec(SPEC)
+SPEC.loader.exec_module(ship_long)
+
+
+def embedded(folder: Path) -> Path:
+    folder.mkdir()
+    for name in ("tokenize.pt", "pos.pt", "depparse.pt", "ner.npz"):
+        (folder / name).write_bytes(f"old {name}".encode())
+    ship_long.record(folder)
+    return folder
+
+
+def trained(work: Path, finished: bool = True) -> Path:
+    for phase in ("pos", "depparse"):
+        (work / phase).mkdir(parents=True)
+        (work / phase / "best.pt").write_bytes(f"new {phase}".encode())
+        if finished:
+            (work / phase / "DONE.json").write_text(json.dumps({"phase": phase, "steps": 7}), encoding="utf-8")
+    return work
+
+
+def test_the_shipped_models_are_checked_against_their_record(tmp_path: Path) -> None:
+    dest = embedded(tmp_path / "en_ewt")
+    assert ship_long.verify(tmp_path / "work", dest) == []
+    (dest / "pos.pt").write_bytes(b"tampered")
+    (dest / "extra.pt").write_bytes(b"x")
+    (dest / "ner.npz").unlink()
+    problems = ship_long.verify(tmp_path / "work", dest)
+    assert len(problems) == 3 and problems[0].startswith("pos.pt: SHA-256")
+    assert "ner.npz: recorded but absent" in problems and "extra.pt: shipped but not recorded" in problems
+
+
+def test_ship_copies_the_selected_models_and_records_their_training(tmp_path: Path) -> None:
+    dest, work = embedded(tmp_path / "en_ewt"), trained(tmp_path / "work")
+    provenance = ship_long.ship(work, dest)
+    assert (dest / "pos.pt").read_bytes() == b"new pos" and (dest / "tokenize.pt").read_bytes() == b"old tokenize.pt"
+    assert provenance["trained"]["depparse.pt"] == {"phase": "depparse", "steps": 7}
+    assert json.loads((dest / ship_long.PROVENANCE).read_text(encoding="utf-8")) == provenance
+    assert ship_long.verify(work, dest) == []
+    (work / "depparse" / "best.pt").write_bytes(b"a later best")  # the same run went on: not what is shipped
+    later = work / "depparse" / "best.pt"
+    assert ship_long.verify(work, dest) == [f"depparse.pt is not the recipe's selected model {later}"]
+    assert not list(dest.glob(".*.tmp"))
+
+
+def test_an_unfinished_phase_is_shipped_only_on_request(tmp_path: Path) -> None:
+    dest, work = embedded(tmp_path / "en_ewt"), trained(tmp_path / "work", finished=False)
+    with pytest.raises(SystemExit, match="the pos phase has not finished"):
+        ship_long.ship(work, dest)
+    assert (dest / "pos.pt").read_bytes() == b"old pos.pt"  # nothing copied
+    assert ship_long.ship(work, dest, unfinished=True)["trained"]["pos.pt"] == {"unfinished": True}
+
+
+def test_the_embedded_models_are_the_recorded_ones() -> None:
+    """The repository's own models against its PROVENANCE.json (what make models-eval checks first)."""
+    dest = ROOT / "mteval" / "resources" / "models" / "en_ewt"
+    assert ship_long.verify(ROOT / "build" / "models-long", dest) == []
