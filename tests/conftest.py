@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -11,3 +13,10 @@ SHARED = ROOT.parent / "shared"
 DATA = ROOT / "data"
 
 needs_shared = pytest.mark.skipif(not SHARED.exists(), reason="../shared (WMT data and oracles) is absent")
+
+
+# The user cache of derived resources (mteval/user_cache.py) goes to a folder of this test session,
+# not the user's ~/.cache: the installed commands the tests run inherit it. Removed at exit.
+if "MTEVAL_CACHE_DIR" not in os.environ:
+    _USER_CACHE = tempfile.TemporaryDirectory(prefix="mteval-user-cache-")
+    os.environ["MTEVAL_CACHE_DIR"] = _USER_CACHE.name
