@@ -4,9 +4,14 @@
 training) over the embedded ``pos.pt`` and ``depparse.pt`` (atomically), and writes ``PROVENANCE.json``
 beside them: for every embedded model file its SHA-256, and for the two it replaced the recipe's record
 (``DONE.json``: steps, best step, dev score, the hashes of the initial model and of the train/dev files).
-A phase that has not finished (no ``DONE.json``) is refused unless ``--unfinished`` (a preview to measure,
-not to commit). The annotation identity in score signatures hashes the model files, so caches made with
-the old models recompute.
+A phase that has not finished (no ``DONE.json``) is refused unless ``--unfinished``; its record then says
+so and gives the progress read from its ``curve.tsv`` (steps so far, the selected step, its dev score).
+That is how a long training spans sittings on machines that keep only the repository: each sitting
+ships its best models so far (when they beat the shipped ones on dev), and the next one starts from them
+(``train_long.py`` counts their steps from this record). ``--pos-work`` / ``--depparse-work`` take a
+phase from another state folder (the tagger and a parser on the old tagger's tags trained side by side).
+The annotation identity in score signatures hashes the model files, so caches made with the old models
+recompute.
 
 ``verify`` (``make models-eval`` runs it): every embedded model file has the SHA-256 that
 ``PROVENANCE.json`` records, and where the recipe's state is here (``WORK``) its ``best.pt`` files are the
@@ -14,6 +19,7 @@ shipped ones. Rebuilding the models to compare bytes takes CPU-days; the record 
 the recipe run (seeded, resumable, one thread) whose curve the model card reports.
 
     python models/ship_long.py ship [--work build/models-long] [--dest DIR] [--unfinished]
+                                    [--pos-work DIR] [--depparse-work DIR]
     python models/ship_long.py verify [--work build/models-long] [--dest DIR]
     python models/ship_long.py record [--dest DIR]   (the hashes of the files there now, no training record)
 """
@@ -35,6 +41,7 @@ WORK = ROOT / "build" / "models-long"
 PROVENANCE = "PROVENANCE.json"
 TRAINED = ("pos", "depparse")  # the phases whose best.pt replaces the embedded <phase>.pt
 MODEL_SUFFIXES = (".pt", ".npz")
+SELECT = {"pos": "AllTags", "depparse": "LAS"}  # train_long.py's selection metrics (its defaults)
 
 
 def sha256(path: Path) -> str:
@@ -64,19 +71,40 @@ def model_files(dest: Path) -> list[Path]:
     return sorted(p for p in dest.iterdir() if p.suffix in MODEL_SUFFIXES)
 
 
-def ship(work: Path, dest: Path, unfinished: bool = False) -> dict[str, Any]:
-    """Copy the selected models into ``dest`` and write its provenance record (returned)."""
+def progress(folder: Path, phase: str) -> dict[str, Any]:
+    """An unfinished phase's record from its ``curve.tsv``: steps so far and the selected (best) step."""
+    record: dict[str, Any] = {"unfinished": True}
+    curve = folder / "curve.tsv"
+    if not curve.is_file():
+        return record
+    lines = curve.read_text(encoding="utf-8").splitlines()
+    rows = [dict(zip(lines[0].split("\t"), line.split("\t"), strict=False)) for line in lines[1:] if line]
+    best = [r for r in rows if r.get("best") == "1"]
+    if not rows or not best:
+        return record
+    last, chosen = rows[-1], best[-1]
+    return record | {"phase": phase, "steps": int(last["step"]), "total_steps": int(last["total_step"]),
+                     "best_step": int(chosen["step"]), "best_total_step": int(chosen["total_step"]),
+                     "best_score": float(chosen[SELECT[phase]]), "select": SELECT[phase]}
+
+
+def ship(work: Path, dest: Path, unfinished: bool = False,
+         phase_work: dict[str, Path] | None = None) -> dict[str, Any]:
+    """Copy the selected models into ``dest`` and write its provenance record (returned);
+    ``phase_work`` names another state folder for a phase than ``work``."""
+    folders = {phase: (phase_work or {}).get(phase) or work for phase in TRAINED}
     records: dict[str, Any] = {}
     for phase in TRAINED:
-        best, done = work / phase / "best.pt", work / phase / "DONE.json"
+        best, done = folders[phase] / phase / "best.pt", folders[phase] / phase / "DONE.json"
         if not best.is_file():
             raise SystemExit(f"ship: {best} does not exist: run models/train_long.py first")
         if not done.is_file() and not unfinished:
             raise SystemExit(f"ship: the {phase} phase has not finished ({done} is absent); "
-                             "--unfinished ships its best model so far (to measure, not to commit)")
-        records[phase] = json.loads(done.read_text(encoding="utf-8")) if done.is_file() else {"unfinished": True}
+                             "--unfinished ships its best model so far")
+        records[phase] = (json.loads(done.read_text(encoding="utf-8")) if done.is_file()
+                          else progress(folders[phase] / phase, phase))
     for phase in TRAINED:
-        copy_atomic(work / phase / "best.pt", dest / f"{phase}.pt")
+        copy_atomic(folders[phase] / phase / "best.pt", dest / f"{phase}.pt")
     return record(dest, {f"{phase}.pt": records[phase] for phase in TRAINED})
 
 
@@ -122,9 +150,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=WORK, help="train_long.py's state folder")
     parser.add_argument("--dest", type=Path, default=EMBEDDED, help="the embedded model folder")
     parser.add_argument("--unfinished", action="store_true", help="ship a phase's best model before it finished")
+    for phase in TRAINED:
+        parser.add_argument(f"--{phase}-work", type=Path, help=f"the {phase} phase's state folder (default --work)")
     args = parser.parse_args(argv)
     if args.action in ("ship", "record"):
-        provenance = ship(args.work, args.dest, args.unfinished) if args.action == "ship" else record(args.dest)
+        folders = {"pos": args.pos_work, "depparse": args.depparse_work}
+        provenance = (ship(args.work, args.dest, args.unfinished, folders) if args.action == "ship"
+                      else record(args.dest))
         for name, digest in provenance["files"].items():
             print(f"{name}  {digest}")
         return 0

@@ -58,7 +58,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "mteval" / "resources" / "models" / "en_ewt"
 CHECKPOINT_FORMAT = 1
-# steps the shipped models had already trained (MODEL_CARD.md): tagger 600+2400+400, parser 600+2400
+# steps the first shipped models had trained (MODEL_CARD.md): tagger 600+2400+400, parser 600+2400; a model
+# shipped later by models/ship_long.py records its own count in PROVENANCE.json (see base_steps)
 BASE_STEPS = {"pos": 3400, "depparse": 3000}
 POS_METRICS = ["UPOS", "XPOS", "UFeats", "AllTags"]
 DEP_METRICS = ["UAS", "LAS"]
@@ -754,6 +755,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def base_steps(phase: str, init: Path, shipped: Path = SHIPPED) -> int:
+    """Steps the initial model has trained: what ``PROVENANCE.json`` records for it (``best_total_step``
+    of the run that selected it) when ``init`` is that shipped file, else :data:`BASE_STEPS`. A long
+    training spans sittings on machines that keep nothing but the repository by shipping its best models
+    at the end of one sitting (``ship_long.py ship --unfinished``) and starting the next from them."""
+    name = f"{phase}.pt"
+    record = shipped / "PROVENANCE.json"
+    if record.is_file() and init.resolve() == (shipped / name).resolve():
+        trained = json.loads(record.read_text(encoding="utf-8")).get("trained", {}).get(name, {})
+        if "best_total_step" in trained:
+            return int(trained["best_total_step"])
+    return BASE_STEPS[phase]
+
+
 def step_cap(args: argparse.Namespace, phase: str) -> int:
     """A phase's step cap (0: none): ``--pos-max-steps`` for the tagger when given, else ``--max-steps``.
     Raising or lowering a cap on resume is allowed: the cap is not part of a checkpoint's identity."""
@@ -806,7 +821,7 @@ def main(argv: list[str] | None = None) -> int:
     gold = prepare_data(args)
     if "pos" in args.phase_list and not (args.work / "pos" / "DONE.json").exists():
         phase = TaggerPhase(args, args.pos_init, gold["train"], gold["dev"], gold["dev"])
-        if train_phase(phase, args, BASE_STEPS["pos"]) != "done":
+        if train_phase(phase, args, base_steps("pos", args.pos_init)) != "done":
             return 0
         del phase
     tags = None
@@ -817,7 +832,7 @@ def main(argv: list[str] | None = None) -> int:
         tags = retag(args, gold, tagger)
     if "depparse" in args.phase_list and tags is not None and not (args.work / "depparse" / "DONE.json").exists():
         phase = ParserPhase(args, args.depparse_init, tags["train"], tags["dev"], gold["dev"])
-        if train_phase(phase, args, BASE_STEPS["depparse"]) != "done":
+        if train_phase(phase, args, base_steps("depparse", args.depparse_init)) != "done":
             return 0
     log.info("train_long: all phases done")
     return 0

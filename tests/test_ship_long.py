@@ -63,6 +63,30 @@ def test_an_unfinished_phase_is_shipped_only_on_request(tmp_path: Path) -> None:
     assert ship_long.ship(work, dest, unfinished=True)["trained"]["pos.pt"] == {"unfinished": True}
 
 
+def test_an_unfinished_phase_records_its_progress_and_the_next_sitting_counts_from_it(tmp_path: Path) -> None:
+    """A sitting ships its best models so far, from two state folders; the next one starts from them and
+    counts their steps from the record (train_long.base_steps)."""
+    dest = embedded(tmp_path / "en_ewt")
+    tagger, parser = trained(tmp_path / "tagger", finished=False), trained(tmp_path / "parser", finished=False)
+    header = "step\ttotal_step\tUAS\tLAS\tbest\toptimizer\n"
+    rows = ["0\t3000\t80.0\t78.3\t1\tadadelta", "200\t3200\t81.0\t79.1\t1\tadadelta",
+            "400\t3400\t80.9\t79.0\t0\tadadelta"]
+    (parser / "depparse" / "curve.tsv").write_text(header + "\n".join(rows) + "\n", encoding="utf-8")
+    folders = {"pos": tagger, "depparse": parser}
+    provenance = ship_long.ship(tmp_path / "unused", dest, unfinished=True, phase_work=folders)
+    assert (dest / "depparse.pt").read_bytes() == b"new depparse" and (dest / "pos.pt").read_bytes() == b"new pos"
+    assert provenance["trained"]["depparse.pt"] == {
+        "unfinished": True, "phase": "depparse", "steps": 400, "total_steps": 3400, "best_step": 200,
+        "best_total_step": 3200, "best_score": 79.1, "select": "LAS"}
+    assert provenance["trained"]["pos.pt"] == {"unfinished": True}  # no curve: no progress to record
+    spec = importlib.util.spec_from_file_location("train_long", ROOT / "models" / "train_long.py")
+    train_long = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(train_long)
+    assert train_long.base_steps("depparse", dest / "depparse.pt", shipped=dest) == 3200
+    assert train_long.base_steps("pos", dest / "pos.pt", shipped=dest) == train_long.BASE_STEPS["pos"]
+    assert train_long.base_steps("depparse", tmp_path / "other.pt", shipped=dest) == train_long.BASE_STEPS["depparse"]
+
+
 def test_the_embedded_models_are_the_recorded_ones() -> None:
     """The repository's own models against its PROVENANCE.json (what make models-eval checks first)."""
     dest = ROOT / "mteval" / "resources" / "models" / "en_ewt"
