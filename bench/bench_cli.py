@@ -62,8 +62,8 @@ def iqsetup_command(work: Path, metrics: list[str], systems: Sequence[str] = SYS
 def peer_commands(task: str, work: Path) -> list[list[str]]:
     """The peer's command lines for a task."""
     outputs = [str(WMT21_RUEN / "sys" / f"{s}.en") for s in SYSTEMS]
-    if task in ("bleu", "chrf"):
-        return [["sacrebleu", str(REFERENCE), "-i", *outputs, "-m", task, "-b"]]
+    if task in ("bleu", "bleu-only", "chrf"):
+        return [["sacrebleu", str(REFERENCE), "-i", *outputs, "-m", task.removesuffix("-only"), "-b"]]
     if task == "wer":
         return [["jiwer", "-r", str(REFERENCE), "-h", out] for out in outputs]
     return [[sys.executable, "-m", "rouge_score.rouge", "--rouge_types=rouge1,rouge2,rougeL",
@@ -73,6 +73,7 @@ def peer_commands(task: str, work: Path) -> list[list[str]]:
 
 TASKS = {  # task: (mteval metrics, what the peer computes)
     "bleu": (["BLEU", "NIST"], "sacreBLEU BLEU"),
+    "bleu-only": (["BLEU"], "sacreBLEU BLEU"),  # what sacreBLEU computes, and only that
     "chrf": (["chrF"], "sacreBLEU chrF"),
     "wer": (["WER"], "jiwer WER (10 processes)"),
     "rouge": (["RG-1", "RG-2", "RG-L"], "rouge-score 1/2/L (10 processes)"),

@@ -370,6 +370,45 @@ def fold_seeds(out: Path, name: str, metrics: Sequence[str], folds: int = 5, see
     return rows
 
 
+def parse_effect(out: Path, baseline: Path, name: str, metrics: Sequence[str], n: int = 1000
+                 ) -> list[dict[str, object]]:
+    """Issue 15, item 3: each syntactic metric with the parses of ``out`` (other models) against the same
+    metric with those of ``baseline`` (the experiments of both built from the same data), on the same
+    judged points: both statistics and the paired bootstrap difference (new - old, lines resampled)."""
+    import numpy as np
+
+    from mteval.meta.tune_stats import statistics
+
+    syntactic = [m for m in metrics if family(m) != "lexical"]
+    new, _ = judged_points(out, name, syntactic)
+    old, _ = judged_points(baseline, name, syntactic)
+    if not all(np.array_equal(np.asarray(getattr(old, k)), np.asarray(getattr(new, k)))
+               for k in ("items", "systems", "human")):
+        raise SystemExit(f"{out} and {baseline} do not have the same judged points")
+    rows: list[dict[str, object]] = []
+    for k, metric in enumerate(syntactic):
+        a, b = new.x[:, k], old.x[:, k]
+        stats_new, stats_old = (statistics(new.human, v, new.items, new.systems) for v in (a, b))
+        rows.append({"dataset": name, "metric": metric, "family": family(metric),
+                     "tau_b_old": stats_old["tau_b"], "tau_b_new": stats_new["tau_b"],
+                     "system_r_old": stats_old["system_r"], "system_r_new": stats_new["system_r"],
+                     "changed_points": int(np.sum(~np.isclose(a, b, rtol=0, atol=1e-12))),
+                     **compare("new - old", new, a, b, False, n)})
+    return rows
+
+
+def parse_effect_markdown(rows: Sequence[dict[str, str]]) -> str:
+    """The table of :func:`parse_effect` (from its TSV)."""
+    lines = ["| family | metric | τb old | τb new | Δτb new − old [95 % CI] | p | system r old | system r new | "
+             "Δ system r [95 % CI] | points changed |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['family']} | {r['metric']} | {float(r['tau_b_old']):.3f} | {float(r['tau_b_new']):.3f} | "
+                     f"{_ci(r, 'tau_b', 'tau_b_low', 'tau_b_high', True)} | {float(r['tau_b_p']):.3f} | "
+                     f"{float(r['system_r_old']):.3f} | {float(r['system_r_new']):.3f} | "
+                     f"{_ci(r, 'system_r', 'system_r_low', 'system_r_high', True)} | {r['changed_points']} |")
+    return "\n".join(lines) + "\n"
+
+
 def tune_reports(out: Path, name: str, metrics: Sequence[str], folds: int = 5) -> None:
     """``mteval tune`` itself (ridge and ULC, all metrics; model files), reports saved under tune/."""
     folder = out / f"wmt21-{name}"
@@ -434,7 +473,8 @@ def _delta_rows(path: Path, kind: str, column: str, comparison: str) -> list[str
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: build | setup | eval | tune | tables | all."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("step", choices=["build", "setup", "eval", "tune", "families", "seeds", "tables", "all"])
+    parser.add_argument("step", choices=["build", "setup", "eval", "tune", "families", "seeds", "tables", "all",
+                                         "parses"])
     parser.add_argument("--out", type=Path, default=ROOT / "out" / "validity")
     parser.add_argument("--shared", type=Path, default=SHARED)
     parser.add_argument("--model-paths", type=Path, metavar="JSON",
@@ -444,6 +484,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--baseline", type=Path, help="parses: the output folder of the same study with the "
+                                                      "embedded models, to compare --out's parses with")
     args = parser.parse_args(argv)
     names = args.only.split(",")
     all_sets = datasets(args.shared)
@@ -468,6 +510,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.step in ("seeds", "all"):
             write_tsv(args.out / "tables" / f"{name}.seeds.tsv", fold_seeds(args.out, name, metrics, args.folds,
                                                                                n=args.resamples))
+        if args.step == "parses":
+            if args.baseline is None:
+                parser.error("parses needs --baseline")
+            path = args.out / "tables" / f"{name}.parses.tsv"
+            write_tsv(path, parse_effect(args.out, args.baseline, name, metrics, args.resamples))
+            print(f"## {name}: parses of {args.out} - parses of {args.baseline}\n\n"
+                  + parse_effect_markdown(_read_tsv(path)))
         if args.step in ("tables", "all"):
             text = markdown(args.out, name)
             (args.out / "tables" / f"{name}.md").write_text(text, encoding="utf-8")

@@ -146,7 +146,7 @@ def execute(units: Sequence[Unit], documents: DocumentIndex, jobs: int, done: Do
     if work is None:
         work = sum(unit.work for unit in units)
     if not use_pool(len(units), work, jobs):
-        families = Families()
+        families = Families(keep=True)  # a family's units come one after another: prepare once
         for index in range(len(units)):
             if started:
                 started(index)
