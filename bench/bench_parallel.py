@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -99,12 +100,15 @@ def parse_first(segments: int | None, tmp: Path, annotation: Path) -> None:
           f"{result['cpu']:.0f} s CPU; the runs below find the parses cached", flush=True)
 
 
-def run(segments: int | None, runs: list[tuple[int, bool]], metrics: list[str], tmp: Path) -> list[list[str]]:
-    """One cold and one warm run per (-j, Dask or not) (cold for the scores; parses done once before);
-    the table rows."""
+def run(segments: int | None, runs: list[tuple[int, bool]], metrics: list[str], tmp: Path,
+        seed: Path | None = None) -> list[list[str]]:
+    """One cold and one warm run per (-j, Dask or not) (cold for the scores; parses done once before,
+    into a copy of the annotation cache ``seed`` when given); the table rows."""
     rows = [["run", "cold wall s", "speed-up", "CPU s", "parent peak MB", "largest worker MB", "warm wall s",
              "files"]]
     annotation = tmp / "annotation"  # shared: the parse (the same for every -j) is done once
+    if seed is not None:
+        shutil.copytree(seed, annotation)
     if any(m in SYNTAX for m in metrics):
         parse_first(segments, tmp, annotation)
     first: tuple[float, dict[str, bytes]] | None = None
@@ -148,6 +152,9 @@ def main() -> int:
     parser.add_argument("--dask", action="store_true", help="also through a local Dask cluster of 2 workers")
     parser.add_argument("--parse", type=int, default=0, metavar="N",
                         help="with --dask: also time a cold parse of about N distinct sentences both ways")
+    parser.add_argument("--annotation", type=Path, metavar="DIR",
+                        help="start from a copy of this annotation cache (parses of the same sentences with the "
+                             "same models, e.g. a validity study's): only what it lacks is parsed")
     args = parser.parse_args()
     if not WMT21_RUEN.exists():
         print(f"skipped: {WMT21_RUEN} is absent")
@@ -158,7 +165,7 @@ def main() -> int:
         print(f"iqsetup on WMT21 ru-en ({segments or 'all'} segments, 2 references, 10 systems), "
               f"{len(metrics)} metrics, cold then warm, {os.cpu_count()} cores")
         runs = [(n, False) for n in args.jobs] + ([(2, True)] if args.dask else [])
-        print(table(run(segments, runs, metrics, Path(name))), flush=True)
+        print(table(run(segments, runs, metrics, Path(name), args.annotation)), flush=True)
         if args.dask and args.parse:
             print(table(parse_rates(args.parse, Path(name))), flush=True)
         print(f"load average after the runs (other work on this machine): {os.getloadavg()[0]:.1f}")

@@ -99,8 +99,8 @@ def test_a_worker_killed_holding_scattered_parses_costs_only_its_tasks(local: di
         pid = next(iter(client.run(os.getpid).values()))
         setup = subprocess.Popen(["iqsetup", "--scheduler", running.address, str(config)],
                                  stderr=subprocess.PIPE, text=True)
-        wait_until(lambda: any(str(key).startswith("Side-") for key in client.who_has()) or setup.poll() is not None,
-                   every=0.01)
+        scattered = lambda: any(str(key).startswith("PackedSide-") for key in client.who_has())  # noqa: E731
+        wait_until(lambda: scattered() or setup.poll() is not None, every=0.01)
         running.add_worker()
         os.kill(pid, signal.SIGKILL)
         _, stderr = setup.communicate(timeout=300)

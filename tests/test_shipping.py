@@ -100,3 +100,24 @@ def test_a_loaded_side_is_frozen_out_of_the_collectors_reach(tmp_path: Path) -> 
     finally:
         gc.unfreeze()
         spill.close()
+
+
+def test_a_packed_side_given_with_the_task_is_unpickled_once_with_the_collector_off(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dask hands a side over pickled (PackedSide): the worker unpickles it with the collector off, once,
+    keeps it, and an empty side packed is still found (not looked up elsewhere)."""
+    import gc
+
+    side, empty = annotated("A", "the cat sat", ""), Side("B", [], [])
+    packed = {"A#0": shipping.PackedSide.of(side), "B#1": shipping.PackedSide.of(empty)}
+    states: list[bool] = []
+    real = shipping.pickle.loads
+    monkeypatch.setattr(shipping.pickle, "loads", lambda data: states.append(gc.isenabled()) or real(data))
+    store = SideStore()
+    try:
+        first = store.resolve(Shipped("A#0"), packed, reference=True)
+        again = store.resolve(Shipped("A#0"), packed, reference=True)
+        assert first == side and first is again and states == [False] and gc.isenabled()
+        assert store.resolve(Shipped("B#1"), packed, reference=False) == empty
+    finally:
+        gc.unfreeze()

@@ -38,7 +38,7 @@ from mteval.errors import MtevalError, quote
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import Side
 from mteval.pipeline.engine import Done, Families, Result, Unit, compute
-from mteval.pipeline.shipping import Shipment, SideStore, shipped_keys
+from mteval.pipeline.shipping import Given, PackedSide, Shipment, SideStore, shipped_keys
 
 LOCAL = "local"  # engine: {dask: local} starts a LocalCluster of `jobs` single-thread workers
 CONNECT_TIMEOUT = 10.0  # seconds to reach a scheduler before giving up
@@ -259,6 +259,8 @@ class Held:
         being still there; a lost scheduler fails every try)."""
         from distributed.comm.core import CommClosedError  # noqa: PLC0415
 
+        if isinstance(value, Side):
+            value = PackedSide.of(value)  # unpickled on the worker with the collector off
         for attempt in range(MAX_TRIES):
             try:
                 return self.client.scatter(value, hash=False)
@@ -336,7 +338,7 @@ def _same_version(version: str) -> None:
                         f"{version}: install the same version on every worker")
 
 
-def run_unit(unit: Unit, given: dict[str, Side], documents: DocumentIndex, version: str) -> Result:
+def run_unit(unit: Unit, given: Given, documents: DocumentIndex, version: str) -> Result:
     """Task: score one unit whose annotated sides Dask hands over in ``given`` (each worker thread
     keeps its family instances, preparations and the sides it was given)."""
     _same_version(version)

@@ -18,7 +18,7 @@ stops when the parent is gone. A dead worker (killed, out of memory) ends the ru
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,7 +27,7 @@ from mteval.errors import MtevalError
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics import registry
 from mteval.metrics.base import MetricFamily, Side
-from mteval.pipeline.shipping import AnySide, Shipment, SideStore, SpillFolder
+from mteval.pipeline.shipping import AnySide, Given, Shipment, SideStore, SpillFolder
 from mteval.processes import exit_with_parent, exit_without_teardown
 from mteval.scores import ScoreSet
 
@@ -113,7 +113,7 @@ class Families:
 
 
 def compute(unit: Unit, documents: DocumentIndex, families: Families, store: SideStore | None = None,
-            given: Mapping[str, Side] | None = None) -> Result:
+            given: Given | None = None) -> Result:
     """Score every target of every part of a unit against the part's (prepared) reference set;
     sides shipped apart are resolved through ``store`` (from ``given``, or their spill files)."""
     family = families.get(unit.family, unit.case_sensitive)

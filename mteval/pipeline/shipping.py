@@ -9,7 +9,9 @@ key); the side itself is handed over once:
 * local pool: the parent pickles it once into a spill file (:class:`SpillFolder`, a hidden
   folder in the score cache, removed at the end of the run); a worker reads a file the first
   time a unit needs it;
-* Dask: the client scatters it once (a future); Dask copies it to the other workers that need it
+* Dask: the client scatters it once (a future), pickled (:class:`PackedSide`: bytes, which Dask
+  moves without looking inside; a worker unpickles it as a spilled side, with the collector off);
+  Dask copies it to the other workers that need it
   and keeps it there until the last unit needing it is done; if the worker holding it dies, the
   client scatters it again and resubmits the tasks that lost it (``mteval.pipeline.dask_engine``).
 
@@ -54,6 +56,25 @@ class Shipped:
 
 
 AnySide = Union[Side, Shipped]
+
+
+@dataclass(frozen=True)
+class PackedSide:
+    """A side pickled once by the client (Dask): left to Dask, a side of some 100,000 small objects is
+    unpickled on the worker with the collector on, about three times slower (0.13 against 0.04 s a
+    1,000-segment WMT21 side) and its objects then walked by every full collection."""
+
+    data: bytes
+
+    @classmethod
+    def of(cls, side: Side) -> PackedSide:
+        return cls(pickle.dumps(side, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def unpack(self) -> Side:
+        return _unpickle(lambda: pickle.loads(self.data))
+
+
+Given = Mapping[str, Union[Side, PackedSide]]  # a task's own sides, by key
 
 
 class Shipment:
@@ -123,14 +144,15 @@ class SideStore:
         self.references: dict[str, Side] = {}
         self.targets: OrderedDict[str, Side] = OrderedDict()
 
-    def resolve(self, side: AnySide, given: Mapping[str, Side], reference: bool) -> Side:
+    def resolve(self, side: AnySide, given: Given, reference: bool) -> Side:
         """The side itself: as given, from the task's own sides (``given``), kept, or loaded."""
         if isinstance(side, Side):
             return side
         key = side.key
         found = next((kept[key] for kept in (self.references, self.targets) if key in kept), None)
         if found is None:
-            found = given[key] if key in given else _load(side)
+            own = given.get(key)
+            found = _load(side) if own is None else own.unpack() if isinstance(own, PackedSide) else own
             gc.freeze()  # out of the collector's reach: see _load
         if reference:
             self.references[key] = found
@@ -141,7 +163,7 @@ class SideStore:
                 self.targets.popitem(last=False)
         return found
 
-    def part(self, part: Part, given: Mapping[str, Side]) -> tuple[list[Side], list[Side]]:
+    def part(self, part: Part, given: Given) -> tuple[list[Side], list[Side]]:
         """A part's reference sides and its target sides, resolved."""
         return ([self.resolve(s, given, True) for s in part.references],
                 [self.resolve(s, given, False) for s in part.targets])
@@ -156,12 +178,22 @@ def _load(side: Shipped) -> Side:
     freed (by reference counting)."""
     if side.location is None:
         raise LookupError(f"side {side.key} was neither given with the task nor spilled to a file")
+    location = side.location
+
+    def read() -> Side:
+        with open(location, "rb") as handle:
+            loaded: Side = pickle.load(handle)
+        return loaded
+
+    return _unpickle(read)
+
+
+def _unpickle(load: Callable[[], Side]) -> Side:
+    """``load()`` with the collector off (see :func:`_load`)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
-        with open(side.location, "rb") as handle:
-            loaded: Side = pickle.load(handle)
+        return load()
     finally:
         if enabled:
             gc.enable()
-    return loaded
