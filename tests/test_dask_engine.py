@@ -64,6 +64,20 @@ def test_engine_dask_local_starts_a_local_cluster(local: dict[str, bytes], tmp_p
     result = run("iqsetup", str(config))
     assert result.returncode == 0, result.stderr
     assert "dask: started a local cluster of 2 worker(s)" in result.stderr
+    assert "MALLOC_TRIM_THRESHOLD_" not in result.stderr  # its workers are started without it
+    assert cache_tree(config.parent / "cache") == local
+
+
+def test_workers_whose_malloc_trims_at_64_kib_are_named(local: dict[str, bytes], tmp_path: Path) -> None:
+    """Dask's nanny starts workers with MALLOC_TRIM_THRESHOLD_=65536 (every numpy array over 128 KiB is
+    then mmapped and unmapped): the run still completes, and says how to start them instead."""
+    config = experiment(tmp_path / "x")
+    prelude = "import os\nos.environ['MALLOC_TRIM_THRESHOLD_'] = '65536'"
+    with cluster(tmp_path / "logs", workers=1, prelude=prelude) as running:
+        result = run("iqsetup", "--scheduler", running.address, str(config))
+    assert result.returncode == 0, result.stderr
+    assert ("dask: 1 worker(s) run with MALLOC_TRIM_THRESHOLD_=65536 (Dask's nanny sets it)" in result.stderr
+            and "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_: null" in result.stderr)
     assert cache_tree(config.parent / "cache") == local
 
 
