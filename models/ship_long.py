@@ -61,6 +61,7 @@ def copy_atomic(source: Path, dest: Path) -> None:
                 out.write(block)
             out.flush()
             os.fsync(out.fileno())
+        os.chmod(name, 0o644)  # mkstemp makes it private; a model file is read by every user
         os.replace(name, dest)
     except BaseException:
         Path(name).unlink(missing_ok=True)
@@ -120,6 +121,7 @@ def record(dest: Path, trained: dict[str, Any] | None = None) -> dict[str, Any]:
     fd, name = tempfile.mkstemp(dir=dest, prefix=f".{PROVENANCE}.", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.write(text)
+    os.chmod(name, 0o644)
     os.replace(name, dest / PROVENANCE)
     return provenance
 

@@ -135,7 +135,11 @@ def test_float32_sums_are_exact(bootstrap: bool) -> None:
         weights = multiplicities(rng.choice(40, size=(30, 40), replace=True), 40)
     else:
         weights = rng.integers(2, size=(30, 40)).astype(np.float64)
-    assert np.array_equal(packed.weighted_sums(weights).reshape(30, -1), weights @ packed.columns)
+    sums, expected = packed.weighted_sums(weights).reshape(30, -1), weights @ packed.columns
+    assert np.array_equal(sums[:, packed.exact], expected[:, packed.exact])  # float32, exactly
+    # the other columns are one float64 product over a subset of columns: BLAS may sum them in another
+    # order than the full product (it does on some CPUs), so they agree to rounding, not bit for bit
+    np.testing.assert_allclose(sums[:, packed.other], expected[:, packed.other], rtol=1e-13, atol=0)
 
 
 def test_randomization_of_baseline_pairs_only() -> None:

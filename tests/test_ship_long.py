@@ -46,6 +46,7 @@ def test_ship_copies_the_selected_models_and_records_their_training(tmp_path: Pa
     dest, work = embedded(tmp_path / "en_ewt"), trained(tmp_path / "work")
     provenance = ship_long.ship(work, dest)
     assert (dest / "pos.pt").read_bytes() == b"new pos" and (dest / "tokenize.pt").read_bytes() == b"old tokenize.pt"
+    assert (dest / "pos.pt").stat().st_mode & 0o777 == 0o644
     assert provenance["trained"]["depparse.pt"] == {"phase": "depparse", "steps": 7}
     assert json.loads((dest / ship_long.PROVENANCE).read_text(encoding="utf-8")) == provenance
     assert ship_long.verify(work, dest) == []
