@@ -354,7 +354,7 @@ class TaggerPhase(Phase):
         from stanza.utils.conll import CoNLL
 
         self.select = self.args.pos_metric
-        self.trainer = Trainer(model_file=str(self.init), device="cpu")
+        self.trainer = Trainer(model_file=str(self.init), device=self.args.device)
         config = self.trainer.args
         if self.args.batch_size:
             config["batch_size"] = self.args.batch_size
@@ -425,7 +425,7 @@ class ParserPhase(Phase):
         from stanza.models.depparse.trainer import Trainer
         from stanza.utils.conll import CoNLL
 
-        self.trainer = Trainer.load(str(self.init), pretrain=None, device="cpu", reset_history=True)
+        self.trainer = Trainer.load(str(self.init), pretrain=None, device=self.args.device, reset_history=True)
         config = self.trainer.args
         config["second_stage"] = False
         if self.args.batch_size:
@@ -702,7 +702,7 @@ def retag(args: argparse.Namespace, gold: dict[str, Path], tagger: Path) -> dict
     holder = TaggerPhase.__new__(TaggerPhase)  # only predict_doc is needed
     from stanza.models.pos.trainer import Trainer
 
-    holder.trainer = Trainer(model_file=str(tagger), device="cpu")
+    holder.trainer = Trainer(model_file=str(tagger), device=args.device)
     scores = {}
     for s in SPLITS:
         data = Dataset(CoNLL.conll2doc(input_file=str(gold[s])), holder.trainer.args, None, vocab=holder.trainer.vocab,
@@ -738,6 +738,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--segment-steps", type=int, default=0, help="stop this invocation after N steps (0: none)")
     parser.add_argument("--pos-metric", default="AllTags", choices=POS_METRICS, help="tagger selection metric")
     parser.add_argument("--seed", type=int, default=1234)
+    parser.add_argument("--device", default="cpu",
+                        help="torch device to train on (cuda: a GPU sitting; its CUDA random state is not "
+                             "checkpointed, so a resumed GPU run is not step-for-step the run it continues)")
     parser.add_argument("--log-every", type=int, default=20)
     parser.add_argument("--no-prepare", action="store_true", help="use the UD files as they are (tests)")
     parser.add_argument("--limit-train", type=int, default=0, help="first N train sentences only (tests)")
@@ -811,7 +814,7 @@ def main(argv: list[str] | None = None) -> int:
     import stanza.models.tagger  # noqa: F401
 
     logging.getLogger("stanza").setLevel(logging.WARNING)
-    if os.environ.get("OMP_NUM_THREADS") != "1":
+    if args.device == "cpu" and os.environ.get("OMP_NUM_THREADS") != "1":
         log.warning("OMP_NUM_THREADS is not 1: this machine is shared, run with one thread")
     import torch
 
