@@ -6,7 +6,8 @@
    splitting on, as in the card), scored with Stanza's copy of the CoNLL 2018 shared-task
    evaluation (``stanza.models.common.utils.ud_scores``): Tokens, Sentences, Words, UPOS, XPOS,
    Lemmas, UAS, LAS (F1). The raw text is rebuilt from the gold ``# text`` comments, paragraphs
-   (``# newpar``/``# newdoc``) separated by blank lines.
+   (``# newpar``/``# newdoc``) separated by blank lines. Then the same with one gold sentence per
+   paragraph and ``tokenize_no_ssplit``: how mteval parses a segment (never split into sentences).
 2. NER: entity-level precision/recall/F1 (exact span and type) of the NER recipe on held-out UNER
    documents (the fixed split of ``models/uner_split.py`` and 10-fold cross-validation), and a
    check that the recipe rebuilds the shipped ``ner.npz``.
@@ -52,23 +53,45 @@ def pipeline(processors: str, replace: dict[str, Path] | None = None, **options:
                            logging_level="ERROR", allow_unknown_language=True, **paths, **options)
 
 
+def sentence_text(conllu: Path) -> str:
+    """One gold sentence per paragraph: how mteval hands its segments to Stanza (one segment, one
+    sentence, ``tokenize_no_ssplit``), so sentence boundaries are gold and tokenisation, tagging and
+    parsing are scored as mteval's parses see them."""
+    texts = [line[len("# text = "):] for line in conllu.read_text(encoding="utf-8").splitlines()
+             if line.startswith("# text = ")]
+    return "\n\n".join(texts) + "\n"
+
+
+PARSER_SCORES = ["Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "Lemmas", "UAS", "LAS"]
+
+
 def eval_parser(shared: Path, replace: dict[str, Path] | None = None) -> None:
-    """Print the CoNLL 2018 scores of the whole pipeline on EWT test from raw text."""
+    """Print the CoNLL 2018 scores of the whole pipeline on EWT test from raw text (sentence splitting
+    on, the card's and issue 15's measure), then with one sentence per segment as mteval parses."""
+    gold = shared / "ud" / "en_ewt" / "en_ewt-ud-test.conllu"
+    processors = "tokenize,mwt,pos,lemma,depparse"
+    runs = [("raw text, whole pipeline", raw_text(gold), {}),
+            ("one sentence per segment (tokenize_no_ssplit, as mteval parses)", sentence_text(gold),
+             {"tokenize_no_ssplit": True})]
+    for label, text, options in runs:
+        nlp = pipeline(processors, replace, tokenize_max_seqlen=1000, **options)
+        scores, seconds = _scores(nlp, text, gold)
+        print(f"UD English-EWT test, {label} ({seconds:.0f} s):")
+        print("  " + "  ".join(f"{n} {100 * scores[n].f1:.2f}" for n in PARSER_SCORES))
+
+
+def _scores(nlp: object, text: str, gold: Path) -> tuple[dict, float]:
+    """``ud_scores`` of ``nlp(text)`` against ``gold``, and the seconds the pipeline took."""
     from stanza.models.common.utils import ud_scores
     from stanza.utils.conll import CoNLL
 
-    gold = shared / "ud" / "en_ewt" / "en_ewt-ud-test.conllu"
-    nlp = pipeline("tokenize,mwt,pos,lemma,depparse", replace, tokenize_max_seqlen=1000)
     start = time.perf_counter()
-    doc = nlp(raw_text(gold))  # type: ignore[operator]
+    doc = nlp(text)  # type: ignore[operator]
     seconds = time.perf_counter() - start
     with tempfile.TemporaryDirectory() as tmp:
         pred = Path(tmp) / "pred.conllu"
         CoNLL.write_doc2conll(doc, str(pred))
-        scores = ud_scores(str(gold), str(pred))
-    names = ["Tokens", "Sentences", "Words", "UPOS", "XPOS", "UFeats", "Lemmas", "UAS", "LAS"]
-    print(f"UD English-EWT test, raw text, whole pipeline ({seconds:.0f} s):")
-    print("  " + "  ".join(f"{n} {100 * scores[n].f1:.2f}" for n in names))
+        return ud_scores(str(gold), str(pred)), seconds
 
 
 def eval_ner(shared: Path) -> None:
