@@ -142,3 +142,23 @@ def test_hypotheses_are_looked_up_not_interned() -> None:
     family.score(Side("h", ["the cat ran off the mat", "one dog barked"]), prepared, DocumentIndex.single(2), ("BLEU",))
     assert len(family.vocabulary.table) == size and not family.vocabulary._profiles.keys() - {
         tuple("the cat sat on the mat".split()), ("a", "dog")}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(WORDS, min_size=1, max_size=4), st.lists(WORDS, min_size=1, max_size=4))
+def test_lookups_see_what_was_interned_after_them(refs: list[list[str]], hyps: list[list[str]]) -> None:
+    # known() keeps a unigram table between calls; interning more (here: the hypotheses themselves)
+    # must refresh it, so that the lookups then find every n-gram of the hypotheses, as profiles() has them
+    vocab = NgramVocabulary()
+    vocab.profiles([tuple(r) for r in refs])
+    sequences = [tuple(h) for h in hyps]
+    lengths = np.array([len(s) for s in sequences], dtype=np.int64)
+    vocab.known(sequences, lengths)
+    profiles = vocab.profiles(sequences)
+    known = vocab.known(sequences, lengths)
+    for i, profile in enumerate(profiles):
+        mine = known.sequence == i
+        assert known.ids[mine].tolist() == profile.ids.tolist()
+        assert known.counts[mine].tolist() == profile.counts.tolist()
+        assert known.orders[mine].tolist() == profile.orders.tolist()
+    assert (known.sorted_keys[known.seen] == known.sequence * (1 << 32) + known.ids).all()

@@ -42,12 +42,16 @@ class Profile:
 @dataclass(frozen=True)
 class KnownNgrams:
     """The interned n-grams of some sequences: per distinct (sequence, n-gram) its sequence number,
-    id, count and order, each sequence's in order of first occurrence."""
+    id, count and order, each sequence's in order of first occurrence; ``sorted_keys`` are their
+    ``sequence * 2**32 + id`` keys in increasing order and ``seen`` the permutation from that order to
+    the first-occurrence one (``keys == sorted_keys[seen]``)."""
 
     sequence: np.ndarray
     ids: np.ndarray
     counts: np.ndarray
     orders: np.ndarray
+    sorted_keys: np.ndarray
+    seen: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,7 @@ class NgramVocabulary:
         self._keys = np.zeros(0, dtype=np.int64)  # sorted interned keys
         self._ids = np.zeros(0, dtype=np.int64)  # their n-gram ids
         self._profiles: dict[tuple[str, ...], Profile] = {}
+        self._unigrams: np.ndarray | None = None  # unigram id by token id (-1: none), while nothing is interned
 
     def unigram_id(self, token: str) -> int:
         """The id of a one-token n-gram, -1 if never seen."""
@@ -136,7 +141,7 @@ class NgramVocabulary:
         room = np.repeat(np.cumsum(lengths), lengths) - np.arange(len(tok))  # tokens left in its sequence
         ids = np.full((len(tok), MAX_ORDER), -1, dtype=np.int64)  # id of the n-gram at each (position, n)
         at = np.flatnonzero(tok >= 0)
-        ids[at, 0] = self._find(tok[at])
+        ids[at, 0] = self._unigram_ids()[tok[at]]
         for n in range(2, MAX_ORDER + 1):
             at = np.flatnonzero(room >= n)
             at = at[(ids[at, n - 2] >= 0) & (tok[at + n - 1] >= 0)]
@@ -147,9 +152,22 @@ class NgramVocabulary:
         keys = seq_of[occurrence // MAX_ORDER] * _SHIFT + flat[occurrence]
         unique, first, counts = np.unique(keys, return_index=True, return_counts=True)
         seen = np.argsort(first)  # distinct n-grams of a sequence in order of first occurrence
-        unique = unique[seen]
-        return KnownNgrams(unique // _SHIFT, unique % _SHIFT, counts[seen].astype(np.float64),
-                           occurrence[first[seen]] % MAX_ORDER + 1)
+        in_order = unique[seen]
+        return KnownNgrams(in_order // _SHIFT, in_order % _SHIFT, counts[seen].astype(np.float64),
+                           occurrence[first[seen]] % MAX_ORDER + 1, unique, seen)
+
+    def _unigram_ids(self) -> np.ndarray:
+        """The unigram id of every token id (-1 where the token was seen but never as a unigram
+        key), kept until the next interning: a unigram's key is its token id, so one search of the
+        sorted ``0 .. tokens - 1`` replaces a search of every occurrence."""
+        if self._unigrams is None or len(self._unigrams) != len(self.tokens):
+            wanted = np.arange(len(self.tokens), dtype=np.int64)
+            self._unigrams = np.full(len(wanted), -1, dtype=np.int64)
+            if len(self._keys):
+                pos = np.minimum(np.searchsorted(self._keys, wanted), len(self._keys) - 1)
+                found = self._keys[pos] == wanted
+                self._unigrams[found] = self._ids[pos[found]]
+        return self._unigrams
 
     def _find(self, keys: np.ndarray) -> np.ndarray:
         """Ids of (prefix, token) keys, -1 for keys never interned."""
@@ -177,6 +195,7 @@ class NgramVocabulary:
         ids[found] = self._ids[pos[found]]
         new = np.flatnonzero(~found)
         if len(new):
+            self._unigrams = None
             start = len(self._keys)
             ids[new] = np.arange(start, start + len(new))
             self._keys = np.insert(self._keys, pos[new], unique[new])
@@ -258,8 +277,8 @@ def ngram_statistics(vocab: NgramVocabulary, hypothesis: Sequence[tuple[str, ...
     known = vocab.known(hypothesis, lengths)
     stats = np.zeros((n, N_STATS))
     if len(prepared.keys) and len(known.ids):
-        keys = known.sequence * _SHIFT + known.ids
-        pos = sorted_search(prepared.keys, keys)
+        keys = known.sorted_keys[known.seen]
+        pos = np.minimum(np.searchsorted(prepared.keys, known.sorted_keys), len(prepared.keys) - 1)[known.seen]
         found = prepared.keys[pos] == keys
         clipped = np.minimum(known.counts[found], prepared.max_counts[pos[found]])
         ids = known.ids[found]
