@@ -161,12 +161,7 @@ class NgramVocabulary:
         key), kept until the next interning: a unigram's key is its token id, so one search of the
         sorted ``0 .. tokens - 1`` replaces a search of every occurrence."""
         if self._unigrams is None or len(self._unigrams) != len(self.tokens):
-            wanted = np.arange(len(self.tokens), dtype=np.int64)
-            self._unigrams = np.full(len(wanted), -1, dtype=np.int64)
-            if len(self._keys):
-                pos = np.minimum(np.searchsorted(self._keys, wanted), len(self._keys) - 1)
-                found = self._keys[pos] == wanted
-                self._unigrams[found] = self._ids[pos[found]]
+            self._unigrams = self._find(np.arange(len(self.tokens), dtype=np.int64))
         return self._unigrams
 
     def _find(self, keys: np.ndarray) -> np.ndarray:
