@@ -8,7 +8,9 @@ all systems), `jiwer` and `rouge-score` (one process per system: their command l
 file pair). The last row is the start-up cost: `iqsetup` of one segment. Skips without ../shared.
 Each row is the best of ``--repeat`` runs (default 3), the three commands taking turns, so that a
 busy machine slows them alike. mteval's modules are byte-compiled first, as ``pip install`` leaves
-them (a run should not count compiling its own code).
+them (a run should not count compiling its own code). Every command is the interpreter's own script
+(``bin/iqsetup`` beside ``sys.executable``), as a virtual environment's users run it, not a version
+manager's shim (pyenv's adds about 0.05 s of bash to each process, ours and the peers' alike).
 
     python bench/bench_cli.py            # every row
     python bench/bench_cli.py --only bleu,chrf --repeat 5
@@ -34,6 +36,12 @@ SYSTEMS = sorted(p.stem for p in (WMT21_RUEN / "sys").glob("*.en")) if WMT21_RUE
 REFERENCE = WMT21_RUEN / "refs" / "A.en"
 
 
+def command(name: str) -> str:
+    """The console script ``name`` of this interpreter's installation (else the one on PATH)."""
+    script = Path(sys.executable).parent / name
+    return str(script) if script.is_file() else shutil.which(name) or name
+
+
 def run_children(commands: Sequence[Sequence[str]]) -> tuple[float, float]:
     """(CPU seconds of the children, wall seconds) of running the commands one after another."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -56,16 +64,16 @@ def iqsetup_command(work: Path, metrics: list[str], systems: Sequence[str] = SYS
               "systems": {s: str(WMT21_RUEN / "sys" / f"{s}.en") for s in systems}, "metrics": metrics}
     path = work / "experiment.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
-    return ["iqsetup", "-q", str(path)]
+    return [command("iqsetup"), "-q", str(path)]
 
 
 def peer_commands(task: str, work: Path) -> list[list[str]]:
     """The peer's command lines for a task."""
     outputs = [str(WMT21_RUEN / "sys" / f"{s}.en") for s in SYSTEMS]
     if task in ("bleu", "bleu-only", "chrf"):
-        return [["sacrebleu", str(REFERENCE), "-i", *outputs, "-m", task.removesuffix("-only"), "-b"]]
+        return [[command("sacrebleu"), str(REFERENCE), "-i", *outputs, "-m", task.removesuffix("-only"), "-b"]]
     if task == "wer":
-        return [["jiwer", "-r", str(REFERENCE), "-h", out] for out in outputs]
+        return [[command("jiwer"), "-r", str(REFERENCE), "-h", out] for out in outputs]
     return [[sys.executable, "-m", "rouge_score.rouge", "--rouge_types=rouge1,rouge2,rougeL",
              f"--target_filepattern={REFERENCE}", f"--prediction_filepattern={out}",
              f"--output_filename={work / 'rouge.csv'}"] for out in outputs]
@@ -99,7 +107,7 @@ def one_segment_startup(work: Path) -> tuple[float, float]:
     runs = []
     for _ in range(5):
         shutil.rmtree(work / "cache", ignore_errors=True)
-        runs.append(run_children([["iqsetup", "-q", str(path)]]))
+        runs.append(run_children([[command("iqsetup"), "-q", str(path)]]))
     return best(runs)
 
 

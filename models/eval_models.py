@@ -12,9 +12,9 @@
    documents (the fixed split of ``models/uner_split.py`` and 10-fold cross-validation), and a
    check that the recipe rebuilds the shipped ``ner.npz``.
 
-Usage: python models/eval_models.py [SHARED_DIR] [--pos FILE] [--depparse FILE] [--parser-only]
-(default ../shared and the shipped files; ``--pos``/``--depparse`` score other tagger/parser files, e.g.
-``build/models-long/*/best.pt``, in the same pipeline; ``--parser-only`` skips the NER part).
+Usage: python models/eval_models.py [SHARED_DIR] [--tokenize FILE] [--pos FILE] [--depparse FILE] [--parser-only]
+(default ../shared and the shipped files; ``--tokenize``/``--pos``/``--depparse`` score other tokenizer/tagger/
+parser files, e.g. ``build/models-long/*/best.pt``, in the same pipeline; ``--parser-only`` skips the NER part).
 """
 
 from __future__ import annotations
@@ -131,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run both evaluations; skip with a message when ../shared is absent."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("shared", nargs="?", type=Path, default=ROOT.parent / "shared")
+    parser.add_argument("--tokenize", type=Path, help="score this tokenizer file instead of the shipped tokenize.pt")
     parser.add_argument("--pos", type=Path, help="score this tagger file instead of the shipped pos.pt")
     parser.add_argument("--depparse", type=Path, help="score this parser file instead of the shipped depparse.pt")
     parser.add_argument("--parser-only", action="store_true", help="skip the NER evaluation")
@@ -146,7 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.shared / "ud").is_dir():
         print(f"models-eval: scores skipped ({args.shared}/ud is absent)")
         return 0
-    replace = {name: path for name, path in (("pos", args.pos), ("depparse", args.depparse)) if path}
+    replace = {name: path for name, path in (("tokenize", args.tokenize), ("pos", args.pos),
+                                                 ("depparse", args.depparse)) if path}
     for path in replace.values():
         if not path.is_file():
             parser.error(f"{path} does not exist")

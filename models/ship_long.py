@@ -22,6 +22,11 @@ the recipe run (seeded, resumable, one thread) whose curve the model card report
                                     [--pos-work DIR] [--depparse-work DIR]
     python models/ship_long.py verify [--work build/models-long] [--dest DIR]
     python models/ship_long.py record [--dest DIR]   (the hashes of the files there now, no training record)
+    python models/ship_long.py ship-tokenizer --model FILE --log LOG [--dest DIR]
+
+``ship-tokenizer``: copies a tokenizer of ``make models``' stage 2 (``models/tok_continue.py``, selected by
+stanza's dev score) over the embedded ``tokenize.pt`` and adds its record, read from that run's log (steps
+run, the selected step, its dev score and token/sentence F1), to the records already there.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -104,9 +110,47 @@ def ship(work: Path, dest: Path, unfinished: bool = False,
                              "--unfinished ships its best model so far")
         records[phase] = (json.loads(done.read_text(encoding="utf-8")) if done.is_file()
                           else progress(folders[phase] / phase, phase))
+    kept = recorded_training(dest)  # e.g. the tokenizer's (ship-tokenizer)
     for phase in TRAINED:
         copy_atomic(folders[phase] / phase / "best.pt", dest / f"{phase}.pt")
-    return record(dest, {f"{phase}.pt": records[phase] for phase in TRAINED})
+    return record(dest, kept | {f"{phase}.pt": records[phase] for phase in TRAINED})
+
+
+_STEP = re.compile(r"Step +(\d+)/ *\d+ Loss")
+_DEV_F1 = re.compile(r"token F1 = ([\d.]+), sentence F1 = ([\d.]+)")
+_DEV_SCORE = re.compile(r"Dev score: +([\d.]+)\tNew best")
+
+
+def tokenizer_progress(log: Path) -> dict[str, Any]:
+    """A stanza tokenizer run's record from its log (report steps a divisor of the eval steps, so that
+    the step line before each evaluation is its step): steps run and the last new best dev score."""
+    step, f1, record_ = 0, ("", ""), {}
+    for line in log.read_text(encoding="utf-8").splitlines():
+        if match := _STEP.search(line):
+            step = int(match[1])
+        elif match := _DEV_F1.search(line):
+            f1 = (match[1], match[2])
+        elif match := _DEV_SCORE.search(line):
+            record_ = {"best_step": step, "best_score": float(match[1]), "token_f1": float(f1[0]),
+                       "sentence_f1": float(f1[1])}
+    if not record_:
+        raise SystemExit(f"ship-tokenizer: {log} records no dev evaluation")
+    return {"phase": "tokenize", "select": "stanza's tokenizer dev score (token, sentence, MWT F1)",
+            "recipe": "models/train_models.sh, tokenize stage 2 (models/tok_continue.py)", "steps": step} | record_
+
+
+def ship_tokenizer(model: Path, log: Path, dest: Path) -> dict[str, Any]:
+    """Copy a stage-2 tokenizer into ``dest`` and add its record to the provenance there."""
+    trained = tokenizer_progress(log)
+    kept = recorded_training(dest)
+    copy_atomic(model, dest / "tokenize.pt")
+    return record(dest, kept | {"tokenize.pt": trained})
+
+
+def recorded_training(dest: Path) -> dict[str, Any]:
+    """The training records of ``dest``'s provenance file (none if it has none)."""
+    found = dest / PROVENANCE
+    return dict(json.loads(found.read_text(encoding="utf-8"))["trained"]) if found.is_file() else {}
 
 
 def record(dest: Path, trained: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -148,16 +192,21 @@ def verify(work: Path, dest: Path) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("action", choices=("ship", "verify", "record"))
+    parser.add_argument("action", choices=("ship", "verify", "record", "ship-tokenizer"))
     parser.add_argument("--work", type=Path, default=WORK, help="train_long.py's state folder")
     parser.add_argument("--dest", type=Path, default=EMBEDDED, help="the embedded model folder")
     parser.add_argument("--unfinished", action="store_true", help="ship a phase's best model before it finished")
     for phase in TRAINED:
         parser.add_argument(f"--{phase}-work", type=Path, help=f"the {phase} phase's state folder (default --work)")
+    parser.add_argument("--model", type=Path, help="ship-tokenizer: the tokenizer file")
+    parser.add_argument("--log", type=Path, help="ship-tokenizer: the log of the run that made it")
     args = parser.parse_args(argv)
-    if args.action in ("ship", "record"):
+    if args.action == "ship-tokenizer" and not (args.model and args.log):
+        parser.error("ship-tokenizer needs --model and --log")
+    if args.action in ("ship", "record", "ship-tokenizer"):
         folders = {"pos": args.pos_work, "depparse": args.depparse_work}
         provenance = (ship(args.work, args.dest, args.unfinished, folders) if args.action == "ship"
+                      else ship_tokenizer(args.model, args.log, args.dest) if args.action == "ship-tokenizer"
                       else record(args.dest))
         for name, digest in provenance["files"].items():
             print(f"{name}  {digest}")

@@ -92,3 +92,42 @@ def test_the_embedded_models_are_the_recorded_ones() -> None:
     """The repository's own models against its PROVENANCE.json (what make models-eval checks first)."""
     dest = ROOT / "mteval" / "resources" / "models" / "en_ewt"
     assert ship_long.verify(ROOT / "build" / "models-long", dest) == []
+
+
+TOKENIZER_LOG = """2026-11-26 13:26:55 INFO: Step    500/ 20000 Loss: 0.031
+2026-11-26 13:26:59 INFO: en_ewt: token F1 = 99.40, sentence F1 = 89.07, mwt F1 = 99.16
+2026-11-26 13:26:59 INFO: Dev score: 93.975\tNew best dev score!
+2026-11-26 13:28:39 INFO: Step   1000/ 20000 Loss: 0.026
+2026-11-26 13:28:42 INFO: en_ewt: token F1 = 99.35, sentence F1 = 89.46, mwt F1 = 99.09
+2026-11-26 13:28:42 INFO: Dev score: 94.171\tNew best dev score!
+2026-11-26 13:30:34 INFO: Step   1500/ 20000 Loss: 0.031
+2026-11-26 13:30:38 INFO: en_ewt: token F1 = 99.40, sentence F1 = 89.41, mwt F1 = 99.17
+2026-11-26 13:30:38 INFO: Dev score: 94.162
+"""
+
+
+def test_ship_tokenizer_records_the_selected_step_and_keeps_the_other_records(tmp_path: Path) -> None:
+    dest, work = embedded(tmp_path / "en_ewt"), trained(tmp_path / "work")
+    ship_long.ship(work, dest)
+    log, model = tmp_path / "tok.log", tmp_path / "tok.pt"
+    log.write_text(TOKENIZER_LOG, encoding="utf-8")
+    model.write_bytes(b"new tokenizer")
+    provenance = ship_long.ship_tokenizer(model, log, dest)
+    assert (dest / "tokenize.pt").read_bytes() == b"new tokenizer"
+    record = provenance["trained"]["tokenize.pt"]
+    assert (record["steps"], record["best_step"], record["best_score"]) == (1500, 1000, 94.171)
+    assert (record["token_f1"], record["sentence_f1"]) == (99.35, 89.46)
+    assert provenance["trained"]["pos.pt"] == {"phase": "pos", "steps": 7}
+    assert ship_long.verify(work, dest) == []
+    ship_long.ship(work, dest)  # a later ship of the tagger and parser keeps the tokenizer's record
+    assert json.loads((dest / ship_long.PROVENANCE).read_text(encoding="utf-8"))["trained"]["tokenize.pt"] == record
+
+
+def test_ship_tokenizer_refuses_a_log_without_a_dev_evaluation(tmp_path: Path) -> None:
+    dest = embedded(tmp_path / "en_ewt")
+    log, model = tmp_path / "tok.log", tmp_path / "tok.pt"
+    log.write_text(TOKENIZER_LOG.splitlines()[0] + "\n", encoding="utf-8")
+    model.write_bytes(b"new tokenizer")
+    with pytest.raises(SystemExit, match="no dev evaluation"):
+        ship_long.ship_tokenizer(model, log, dest)
+    assert (dest / "tokenize.pt").read_bytes() == b"old tokenize.pt"
