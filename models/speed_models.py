@@ -12,7 +12,8 @@ compete for the CPU (niced at 19 they lose to everything else): measure on a qui
 rounds, and read the median ratio. Same-architecture models (all train_long.py makes) run at the same speed.
 
     OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 nice -n 19 python models/speed_models.py \\
-        [--pos build/models-long/pos/best.pt] [--depparse build/models-long/depparse/best.pt] [--rounds 3]
+        [--pos build/models-long/pos/best.pt] [--depparse build/models-long/depparse/best.pt] [--tokenize FILE] \\
+        [--rounds 3]
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pos", type=Path, default=None, help="new tagger (default: build/models-long/pos/best.pt)")
     parser.add_argument("--depparse", type=Path, default=None,
                         help="new parser (default: build/models-long/depparse/best.pt if it exists, else shipped)")
+    parser.add_argument("--tokenize", type=Path, default=None, help="new tokenizer (default: the shipped one)")
     parser.add_argument("--ud", type=Path, default=ROOT.parent / "shared" / "ud" / "en_ewt")
     parser.add_argument("--sentences", type=int, default=500)
     parser.add_argument("--rounds", type=int, default=3)
@@ -64,10 +66,14 @@ def main(argv: list[str] | None = None) -> int:
             new[name] = candidate
         elif given is not None:
             parser.error(f"{given} does not exist")
+    if args.tokenize is not None:
+        if not args.tokenize.is_file():
+            parser.error(f"{args.tokenize} does not exist")
+        new["tokenize"] = args.tokenize
     texts = sentences(args.ud / "en_ewt-ud-dev.conllu", args.sentences)
     text = "\n\n".join(texts) + "\n"
     pipes = {"old": pipeline(old), "new": pipeline(new)}
-    print("new:", ", ".join(f"{p}={new[p]}" for p in ("pos", "depparse")))
+    print("new:", ", ".join(f"{p}={new[p]}" for p in ("tokenize", "pos", "depparse")))
     for pipe in pipes.values():
         pipe(texts[0])  # type: ignore[operator]  (warm-up)
     seconds: dict[str, list[float]] = {"old": [], "new": []}

@@ -8,7 +8,7 @@
 #                  training (model exists) or resume from a stale parser checkpoint.
 #   MODELS_OUT=DIR where the finished .pt files are copied (default: the package folder
 #                  mteval/resources/models/en_ewt, i.e. the shipped models are replaced).
-#   QUICK=1        smoke test: every step/epoch count cut to a few batches (tokenizer 100 steps, mwt and
+#   QUICK=1        smoke test: every step/epoch count cut to a few batches (tokenizer 100+50 steps, mwt and
 #                  lemma 1 epoch with lemma on 5% of train, tagger 20+20+20 steps, parser 20+20 steps, dev
 #                  evaluation every 10 steps); all stages but ner take about 16-18 min on 1 thread. The
 #                  models are useless, so QUICK=1 requires MODELS_OUT; use a separate WORK_DIR too.
@@ -19,7 +19,8 @@
 # the card stopped by hand get --max_steps at the step where they were stopped: tagger stage 1 600 (card
 # 2000), tagger stage 3 400 (card 600), parser stage 1 600 (card 3000), parser stage 2 2400 (card 3000:
 # --continue_from restarts stanza's step counter at 0, and the card's run was stopped after 2400 more
-# steps; the shipped depparse.pt records global_step 2400).
+# steps; the shipped depparse.pt records global_step 2400), and the tokenizer's stage 2 15000 (issue 15: its
+# run said --steps 20000 and was stopped after the evaluation at step 15000; the best was step 10500).
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(dirname "$HERE")"
@@ -55,13 +56,13 @@ stage_done() {
 
 # step counts: the card's, or a few batches each with QUICK=1
 if [[ "$QUICK" == 1 ]]; then
-  TOK_STEPS=100 TOK_EVAL=50 TOK_REPORT=10
+  TOK_STEPS=100 TOK_EVAL=50 TOK_REPORT=10 TOK2_STEPS=50 TOK2_EVAL=25
   MWT_EPOCHS=1
   LEMMA_EPOCHS=1 LEMMA_EXTRA=(--sample_train 0.05)
   POS_EVAL=10 POS1_STEPS=20 POS2_STEPS=20 POS3_STEPS=20
   DEP_EVAL=10 DEP1_STEPS=20 DEP2_STEPS=20
 else
-  TOK_STEPS=4000 TOK_EVAL=500 TOK_REPORT=100
+  TOK_STEPS=4000 TOK_EVAL=500 TOK_REPORT=100 TOK2_STEPS=15000 TOK2_EVAL=500
   MWT_EPOCHS=10
   LEMMA_EPOCHS=3 LEMMA_EXTRA=()
   POS_EVAL=200 POS1_STEPS=600 POS2_STEPS=2400 POS3_STEPS=400
@@ -81,10 +82,14 @@ if has tokenize || has mwt || has lemma || has pos || has depparse; then
   stage_done prepare
 fi
 if has tokenize; then
-  run rm -rf saved_models/tokenize
+  run rm -rf saved_models/tokenize saved_models/tokenize2
   run "$PY" -m stanza.utils.training.run_tokenizer UD_English-EWT --no_charlm --save_dir saved_models/tokenize \
       --steps "$TOK_STEPS" --eval_steps "$TOK_EVAL" --report_steps "$TOK_REPORT"
-  run cp saved_models/tokenize/en_ewt_nocharlm_tokenizer.pt "$OUT/tokenize.pt"
+  # stage 2 (issue 15): continued from stage 1's model (fresh Adam), the best of TOK2_STEPS more by dev score
+  run env TOK_INIT=saved_models/tokenize/en_ewt_nocharlm_tokenizer.pt "$PY" "$HERE/tok_continue.py" UD_English-EWT \
+      --no_charlm --save_dir saved_models/tokenize2 --steps "$TOK2_STEPS" --eval_steps "$TOK2_EVAL" \
+      --report_steps "$TOK2_EVAL" --max_steps_before_stop 5000
+  run cp saved_models/tokenize2/en_ewt_nocharlm_tokenizer.pt "$OUT/tokenize.pt"
   stage_done tokenize
 fi
 if has mwt; then
