@@ -35,8 +35,7 @@ class ContinueTrainer(TokenizeTrainer):
                 if ckpt["config"].get(key) != self.args.get(key):
                     raise RuntimeError(f"{INIT}: {key} is {ckpt['config'].get(key)!r}, "
                                        f"the new run's is {self.args.get(key)!r}")
-            result = self.model.load_state_dict(ckpt["model"], strict=True)
-            assert not result.missing_keys and not result.unexpected_keys
+            self.model.load_state_dict(ckpt["model"], strict=True)  # raises on a missing or extra tensor
 
 
 tokenizer.Trainer = ContinueTrainer  # type: ignore[misc]
