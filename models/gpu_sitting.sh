@@ -15,19 +15,8 @@ set -u
 deadline=${DEADLINE:-450}
 device=${DEVICE:-cuda}
 out=${OUT:?OUT: the folder whose files come back}
-wheels=${WHEELS:-.whl}  # WHEELS=none: use the installed stanza (a dry run on this machine)
-if [ -d "$wheels" ]; then
-    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site \
-        "$wheels"/*.whl || exit 1
-    export PYTHONPATH=/tmp/site
-fi
-ud=$(mktemp -d)
-for s in train dev test; do
-    xz -dc "${UD_XZ:-.gpu/ud}/en_ewt.$s.conllu.xz" > "$ud/en_ewt-ud-$s.conllu" || exit 1
-done
-[ "$device" = cpu ] || nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
+. "$(dirname "$0")/gpu_setup.sh"
 work=${WORK:-$(mktemp -d)}
-export OMP_NUM_THREADS=${OMP_NUM_THREADS:-4} PYTHONUNBUFFERED=1
 common=(--no-prepare --ud "$ud" --device "$device" --log-every 200 ${EXTRA:-})
 shipped=mteval/resources/models/en_ewt
 timeout -k 60 -s TERM "$deadline" python3 models/train_long.py --work "$work/pos" --phases pos "${common[@]}" \

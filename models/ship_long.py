@@ -19,7 +19,7 @@ shipped ones. Rebuilding the models to compare bytes takes CPU-days; the record 
 the recipe run (seeded, resumable, one thread) whose curve the model card reports.
 
     python models/ship_long.py ship [--work build/models-long] [--dest DIR] [--unfinished]
-                                    [--pos-work DIR] [--depparse-work DIR]
+                                    [--pos-work DIR] [--depparse-work DIR] [--phases pos,depparse] [--note TEXT]
     python models/ship_long.py verify [--work build/models-long] [--dest DIR]
     python models/ship_long.py record [--dest DIR]   (the hashes of the files there now, no training record)
     python models/ship_long.py ship-tokenizer --model FILE --log LOG [--dest DIR]
@@ -96,12 +96,14 @@ def progress(folder: Path, phase: str) -> dict[str, Any]:
 
 
 def ship(work: Path, dest: Path, unfinished: bool = False,
-         phase_work: dict[str, Path] | None = None) -> dict[str, Any]:
-    """Copy the selected models into ``dest`` and write its provenance record (returned);
-    ``phase_work`` names another state folder for a phase than ``work``."""
-    folders = {phase: (phase_work or {}).get(phase) or work for phase in TRAINED}
+         phase_work: dict[str, Path] | None = None, phases: tuple[str, ...] = TRAINED,
+         note: str | None = None) -> dict[str, Any]:
+    """Copy the selected models of ``phases`` into ``dest`` and write its provenance record (returned;
+    the other phases keep their records); ``phase_work`` names another state folder for a phase than
+    ``work``; ``note`` (e.g. how the parser's train tags were made) goes into the shipped phases' records."""
+    folders = {phase: (phase_work or {}).get(phase) or work for phase in phases}
     records: dict[str, Any] = {}
-    for phase in TRAINED:
+    for phase in phases:
         best, done = folders[phase] / phase / "best.pt", folders[phase] / phase / "DONE.json"
         if not best.is_file():
             raise SystemExit(f"ship: {best} does not exist: run models/train_long.py first")
@@ -109,11 +111,11 @@ def ship(work: Path, dest: Path, unfinished: bool = False,
             raise SystemExit(f"ship: the {phase} phase has not finished ({done} is absent); "
                              "--unfinished ships its best model so far")
         records[phase] = (json.loads(done.read_text(encoding="utf-8")) if done.is_file()
-                          else progress(folders[phase] / phase, phase))
+                          else progress(folders[phase] / phase, phase)) | ({"note": note} if note else {})
     kept = recorded_training(dest)  # e.g. the tokenizer's (ship-tokenizer)
-    for phase in TRAINED:
+    for phase in phases:
         copy_atomic(folders[phase] / phase / "best.pt", dest / f"{phase}.pt")
-    return record(dest, kept | {f"{phase}.pt": records[phase] for phase in TRAINED})
+    return record(dest, kept | {f"{phase}.pt": records[phase] for phase in phases})
 
 
 _STEP = re.compile(r"Step +(\d+)/ *\d+ Loss")
@@ -198,6 +200,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--unfinished", action="store_true", help="ship a phase's best model before it finished")
     for phase in TRAINED:
         parser.add_argument(f"--{phase}-work", type=Path, help=f"the {phase} phase's state folder (default --work)")
+    parser.add_argument("--phases", default=",".join(TRAINED),
+                        help="ship: the phases to ship (comma-separated; the others keep their files and records)")
+    parser.add_argument("--note", help="ship: a note for the shipped phases' records")
     parser.add_argument("--model", type=Path, help="ship-tokenizer: the tokenizer file")
     parser.add_argument("--log", type=Path, help="ship-tokenizer: the log of the run that made it")
     args = parser.parse_args(argv)
@@ -205,7 +210,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("ship-tokenizer needs --model and --log")
     if args.action in ("ship", "record", "ship-tokenizer"):
         folders = {"pos": args.pos_work, "depparse": args.depparse_work}
-        provenance = (ship(args.work, args.dest, args.unfinished, folders) if args.action == "ship"
+        phases = tuple(p for p in args.phases.split(",") if p)
+        if set(phases) - set(TRAINED):
+            parser.error(f"--phases: choose among {','.join(TRAINED)}")
+        provenance = (ship(args.work, args.dest, args.unfinished, folders, phases, args.note)
+                      if args.action == "ship"
                       else ship_tokenizer(args.model, args.log, args.dest) if args.action == "ship-tokenizer"
                       else record(args.dest))
         for name, digest in provenance["files"].items():

@@ -685,12 +685,26 @@ def _reload_best(phase: Phase, best_path: Path) -> None:
             raise RuntimeError(f"{best_path} does not fit the tagger: {missing} {result.unexpected_keys}")
 
 
-def retag(args: argparse.Namespace, gold: dict[str, Path], tagger: Path) -> dict[str, Path]:
-    """Tag train/dev/test with ``tagger`` (gold heads, relations, lemmas kept); once per tagger file."""
+def tag_conllu(tagger: Path, gold: Path, device: str) -> tuple[str, dict[str, float]]:
+    """``gold`` tagged by ``tagger`` (UPOS, XPOS, FEATS; gold heads, relations, lemmas kept) and its scores."""
     from stanza.models.common.utils import ud_scores
     from stanza.models.pos.data import Dataset
+    from stanza.models.pos.trainer import Trainer
     from stanza.utils.conll import CoNLL
 
+    holder = TaggerPhase.__new__(TaggerPhase)  # only predict_doc is needed
+    holder.trainer = Trainer(model_file=str(tagger), device=device)
+    data = Dataset(CoNLL.conll2doc(input_file=str(gold)), holder.trainer.args, None, vocab=holder.trainer.vocab,
+                   evaluation=True, sort_during_eval=True)
+    holder.predict_doc(data)
+    text = f"{data.doc:C}\n\n"
+    scores = {m: round(100 * v.f1, 2) for m, v in ud_scores(str(gold), io.StringIO(text)).items()
+              if m in POS_METRICS}
+    return text, scores
+
+
+def retag(args: argparse.Namespace, gold: dict[str, Path], tagger: Path) -> dict[str, Path]:
+    """Tag train/dev/test with ``tagger`` (gold heads, relations, lemmas kept); once per tagger file."""
     folder = args.work / "retag"
     out = {s: folder / f"en_ewt.{s}.in.conllu" for s in SPLITS}
     done = folder / "DONE.json"
@@ -699,19 +713,10 @@ def retag(args: argparse.Namespace, gold: dict[str, Path], tagger: Path) -> dict
         if all(p.exists() for p in out.values()):
             return out
     log.info("retagging train/dev/test with %s", tagger)
-    holder = TaggerPhase.__new__(TaggerPhase)  # only predict_doc is needed
-    from stanza.models.pos.trainer import Trainer
-
-    holder.trainer = Trainer(model_file=str(tagger), device=args.device)
     scores = {}
     for s in SPLITS:
-        data = Dataset(CoNLL.conll2doc(input_file=str(gold[s])), holder.trainer.args, None, vocab=holder.trainer.vocab,
-                       evaluation=True, sort_during_eval=True)
-        holder.predict_doc(data)
-        text = f"{data.doc:C}\n\n"
+        text, scores[s] = tag_conllu(tagger, gold[s], args.device)
         atomic_write_text(out[s], text)
-        scores[s] = {m: round(100 * v.f1, 2) for m, v in ud_scores(str(gold[s]), io.StringIO(text)).items()
-                     if m in POS_METRICS}
         log.info("retag %s: %s", s, scores[s])
     atomic_write_text(done, json.dumps({"tagger": str(tagger), "tagger_sha256": digest, "scores": scores,
                                         "finished": now()}, indent=1) + "\n")
@@ -729,6 +734,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--depparse-init", type=Path, default=SHIPPED / "depparse.pt")
     parser.add_argument("--tagger", type=Path, default=None,
                         help="tagger for the retag phase (default: WORK/pos/best.pt once the pos phase is done)")
+    parser.add_argument("--train-tags", type=Path, default=None,
+                        help="the parser's train file instead of train retagged by --tagger (jackknifed tags: "
+                             "models/jackknife.py); dev and test are still retagged by --tagger")
+    parser.add_argument("--base-steps", type=int, default=None,
+                        help="steps the initial models have trained (default: PROVENANCE.json or the card's)")
     parser.add_argument("--eval-every", type=int, default=200, help="dev evaluation (and checkpoint) interval")
     parser.add_argument("--patience", type=int, default=2000,
                         help="steps without dev improvement before switching optimizer, and again before stopping")
@@ -770,6 +780,10 @@ def base_steps(phase: str, init: Path, shipped: Path = SHIPPED) -> int:
         if "best_total_step" in trained:
             return int(trained["best_total_step"])
     return BASE_STEPS[phase]
+
+
+def _base_steps(args: argparse.Namespace, phase: str, init: Path) -> int:
+    return args.base_steps if args.base_steps is not None else base_steps(phase, init)
 
 
 def step_cap(args: argparse.Namespace, phase: str) -> int:
@@ -824,7 +838,7 @@ def main(argv: list[str] | None = None) -> int:
     gold = prepare_data(args)
     if "pos" in args.phase_list and not (args.work / "pos" / "DONE.json").exists():
         phase = TaggerPhase(args, args.pos_init, gold["train"], gold["dev"], gold["dev"])
-        if train_phase(phase, args, base_steps("pos", args.pos_init)) != "done":
+        if train_phase(phase, args, _base_steps(args, "pos", args.pos_init)) != "done":
             return 0
         del phase
     tags = None
@@ -834,8 +848,9 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit("retag: the pos phase has not finished (or pass --tagger)")
         tags = retag(args, gold, tagger)
     if "depparse" in args.phase_list and tags is not None and not (args.work / "depparse" / "DONE.json").exists():
-        phase = ParserPhase(args, args.depparse_init, tags["train"], tags["dev"], gold["dev"])
-        if train_phase(phase, args, base_steps("depparse", args.depparse_init)) != "done":
+        train = args.train_tags.resolve() if args.train_tags else tags["train"]
+        phase = ParserPhase(args, args.depparse_init, train, tags["dev"], gold["dev"])
+        if train_phase(phase, args, _base_steps(args, "depparse", args.depparse_init)) != "done":
             return 0
     log.info("train_long: all phases done")
     return 0

@@ -131,3 +131,15 @@ def test_ship_tokenizer_refuses_a_log_without_a_dev_evaluation(tmp_path: Path) -
     with pytest.raises(SystemExit, match="no dev evaluation"):
         ship_long.ship_tokenizer(model, log, dest)
     assert (dest / "tokenize.pt").read_bytes() == b"old tokenize.pt"
+
+
+def test_ship_of_one_phase_keeps_the_other_file_and_record(tmp_path: Path) -> None:
+    dest, work = embedded(tmp_path / "en_ewt"), trained(tmp_path / "work")
+    ship_long.ship(work, dest)
+    (work / "depparse" / "best.pt").write_bytes(b"jackknifed parser")
+    provenance = ship_long.ship(work, dest, phases=("depparse",), note="jackknifed train tags")
+    assert (dest / "depparse.pt").read_bytes() == b"jackknifed parser"
+    assert (dest / "pos.pt").read_bytes() == b"new pos"
+    assert provenance["trained"]["pos.pt"] == {"phase": "pos", "steps": 7}
+    assert provenance["trained"]["depparse.pt"] == {"phase": "depparse", "steps": 7, "note": "jackknifed train tags"}
+    assert ship_long.verify(work, dest) == []
