@@ -110,7 +110,8 @@ def test_a_jackknife_sitting_dry_run_on_the_cpu(tmp_path: Path) -> None:
     assert len(list(out.iterdir())) <= 8  # what comes back from the device
     assert len(list(out.glob("depparse.best.pt.part*"))) == 3 and (out / "train.jk.conllu.xz").stat().st_size
     # a second sitting from the jackknifed file made by the first: no taggers, the parser only
-    again = _sitting(tmp_path, tmp_path / "out2", WORK=str(tmp_path / "work2"), JK_TRAIN=str(out / "train.jk.conllu.xz"))
+    again = _sitting(tmp_path, tmp_path / "out2", WORK=str(tmp_path / "work2"),
+                     JK_TRAIN=str(out / "train.jk.conllu.xz"))
     assert again.returncode == 0, again.stdout + again.stderr
     with pytest.raises(KeyError):
         _log(tmp_path / "out2", "pos.fold0.log")
