@@ -102,7 +102,7 @@ def merge(folds: Path, k: int, dest: Path, device: str) -> dict[str, object]:
         tagger = folder / "run" / "pos" / "best.pt"
         if not tagger.exists():
             raise SystemExit(f"jackknife: {tagger} is missing (fold {fold} has not trained)")
-        text, scores = train_long.tag_conllu(tagger, folder / "heldout.conllu", device)
+        text, scores = train_long.tag_conllu(train_long.load_tagger(tagger, device), folder / "heldout.conllu")
         tagged.append([b.strip("\n") for b in text.split("\n\n") if b.strip()])
         meta = train_long._best_meta(tagger) or {}
         record["folds"][str(fold)] = {"heldout": scores, "tagger_step": meta.get("step"),  # type: ignore[index]

@@ -685,18 +685,25 @@ def _reload_best(phase: Phase, best_path: Path) -> None:
             raise RuntimeError(f"{best_path} does not fit the tagger: {missing} {result.unexpected_keys}")
 
 
-def tag_conllu(tagger: Path, gold: Path, device: str) -> tuple[str, dict[str, float]]:
-    """``gold`` tagged by ``tagger`` (UPOS, XPOS, FEATS; gold heads, relations, lemmas kept) and its scores."""
+def load_tagger(tagger: Path, device: str) -> TaggerPhase:
+    """A tagger file loaded for :func:`tag_conllu` (only its ``predict_doc`` is used)."""
+    from stanza.models.pos.trainer import Trainer
+
+    holder = TaggerPhase.__new__(TaggerPhase)
+    holder.trainer = Trainer(model_file=str(tagger), device=device)
+    return holder
+
+
+def tag_conllu(tagger: TaggerPhase, gold: Path) -> tuple[str, dict[str, float]]:
+    """``gold`` tagged by ``tagger`` (:func:`load_tagger`; UPOS, XPOS, FEATS; gold heads, relations,
+    lemmas kept) and its scores."""
     from stanza.models.common.utils import ud_scores
     from stanza.models.pos.data import Dataset
-    from stanza.models.pos.trainer import Trainer
     from stanza.utils.conll import CoNLL
 
-    holder = TaggerPhase.__new__(TaggerPhase)  # only predict_doc is needed
-    holder.trainer = Trainer(model_file=str(tagger), device=device)
-    data = Dataset(CoNLL.conll2doc(input_file=str(gold)), holder.trainer.args, None, vocab=holder.trainer.vocab,
+    data = Dataset(CoNLL.conll2doc(input_file=str(gold)), tagger.trainer.args, None, vocab=tagger.trainer.vocab,
                    evaluation=True, sort_during_eval=True)
-    holder.predict_doc(data)
+    tagger.predict_doc(data)
     text = f"{data.doc:C}\n\n"
     scores = {m: round(100 * v.f1, 2) for m, v in ud_scores(str(gold), io.StringIO(text)).items()
               if m in POS_METRICS}
@@ -713,9 +720,9 @@ def retag(args: argparse.Namespace, gold: dict[str, Path], tagger: Path) -> dict
         if all(p.exists() for p in out.values()):
             return out
     log.info("retagging train/dev/test with %s", tagger)
-    scores = {}
+    scores, loaded = {}, load_tagger(tagger, args.device)
     for s in SPLITS:
-        text, scores[s] = tag_conllu(tagger, gold[s], args.device)
+        text, scores[s] = tag_conllu(loaded, gold[s])
         atomic_write_text(out[s], text)
         log.info("retag %s: %s", s, scores[s])
     atomic_write_text(done, json.dumps({"tagger": str(tagger), "tagger_sha256": digest, "scores": scores,
