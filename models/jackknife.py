@@ -2,8 +2,8 @@
 
 The shipped parser trains on EWT train retagged by the shipped tagger, which has seen those sentences: its
 train tags score AllTags 94.7 while its dev tags score 91.4, so the parser learns to trust tags more than
-it should. Jackknifing (Collins 2000; Che et al. 2018, the CoNLL 2018 shared task's winner) tags each part
-of train with a tagger trained on the other parts only:
+it should. Jackknifing, a common practice for pipeline parsers, tags each part of train with a tagger
+trained on the other parts only:
 
 1. ``split``: sentence ``i`` of train goes to fold ``i mod k`` (EWT train is ordered by document and genre:
    round robin gives every fold every genre); for each fold a UD folder with train = the other folds and
