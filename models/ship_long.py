@@ -18,7 +18,7 @@ recompute.
 shipped ones. Rebuilding the models to compare bytes takes CPU-days; the record ties the shipped bytes to
 the recipe run (seeded, resumable, one thread) whose curve the model card reports.
 
-    python models/ship_long.py ship [--work build/models-long] [--dest DIR] [--unfinished]
+    python models/ship_long.py ship [--work build/models-long] [--dest DIR] [--unfinished] [--averaged]
                                     [--pos-work DIR] [--depparse-work DIR] [--phases pos,depparse] [--note TEXT]
     python models/ship_long.py verify [--work build/models-long] [--dest DIR]
     python models/ship_long.py record [--dest DIR]   (the hashes of the files there now, no training record)
@@ -95,16 +95,28 @@ def progress(folder: Path, phase: str) -> dict[str, Any]:
                      "best_score": float(chosen[SELECT[phase]]), "select": SELECT[phase]}
 
 
+def averaged_record(folder: Path, phase: str, record: dict[str, Any]) -> dict[str, Any]:
+    """A phase's record for its checkpoint average (``models/average_models.py``'s ``averaged.json``): the
+    selected step is the newest snapshot averaged, the score the average's dev score."""
+    averaged = json.loads((folder / "averaged.json").read_text(encoding="utf-8"))
+    newest = int(averaged["chosen"][-1].removeprefix("step-").removesuffix(".pt"))
+    offset = record.get("total_steps", 0) - record.get("steps", 0)  # the steps before this run
+    return record | {"best_step": newest - offset, "best_total_step": newest,
+                     "best_score": float(averaged["dev"][SELECT[phase]]), "averaged": averaged}
+
+
 def ship(work: Path, dest: Path, unfinished: bool = False,
          phase_work: dict[str, Path] | None = None, phases: tuple[str, ...] = TRAINED,
-         note: str | None = None) -> dict[str, Any]:
+         note: str | None = None, averaged: bool = False) -> dict[str, Any]:
     """Copy the selected models of ``phases`` into ``dest`` and write its provenance record (returned;
     the other phases keep their records); ``phase_work`` names another state folder for a phase than
-    ``work``; ``note`` (e.g. how the parser's train tags were made) goes into the shipped phases' records."""
+    ``work``; ``note`` (e.g. how the parser's train tags were made) goes into the shipped phases' records;
+    ``averaged``: ship each phase's checkpoint average (``averaged.pt``) instead of its ``best.pt``."""
     folders = {phase: (phase_work or {}).get(phase) or work for phase in phases}
     records: dict[str, Any] = {}
+    chosen = "averaged.pt" if averaged else "best.pt"
     for phase in phases:
-        best, done = folders[phase] / phase / "best.pt", folders[phase] / phase / "DONE.json"
+        best, done = folders[phase] / phase / chosen, folders[phase] / phase / "DONE.json"
         if not best.is_file():
             raise SystemExit(f"ship: {best} does not exist: run models/train_long.py first")
         if not done.is_file() and not unfinished:
@@ -112,9 +124,11 @@ def ship(work: Path, dest: Path, unfinished: bool = False,
                              "--unfinished ships its best model so far")
         records[phase] = (json.loads(done.read_text(encoding="utf-8")) if done.is_file()
                           else progress(folders[phase] / phase, phase)) | ({"note": note} if note else {})
+        if averaged:
+            records[phase] = averaged_record(folders[phase] / phase, phase, records[phase])
     kept = recorded_training(dest)  # e.g. the tokenizer's (ship-tokenizer)
     for phase in phases:
-        copy_atomic(folders[phase] / phase / "best.pt", dest / f"{phase}.pt")
+        copy_atomic(folders[phase] / phase / chosen, dest / f"{phase}.pt")
     return record(dest, kept | {f"{phase}.pt": records[phase] for phase in phases})
 
 
@@ -203,6 +217,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--phases", default=",".join(TRAINED),
                         help="ship: the phases to ship (comma-separated; the others keep their files and records)")
     parser.add_argument("--note", help="ship: a note for the shipped phases' records")
+    parser.add_argument("--averaged", action="store_true",
+                        help="ship: each phase's checkpoint average (models/average_models.py) instead of its best.pt")
     parser.add_argument("--model", type=Path, help="ship-tokenizer: the tokenizer file")
     parser.add_argument("--log", type=Path, help="ship-tokenizer: the log of the run that made it")
     args = parser.parse_args(argv)
@@ -213,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
         phases = tuple(p for p in args.phases.split(",") if p)
         if set(phases) - set(TRAINED):
             parser.error(f"--phases: choose among {','.join(TRAINED)}")
-        provenance = (ship(args.work, args.dest, args.unfinished, folders, phases, args.note)
+        provenance = (ship(args.work, args.dest, args.unfinished, folders, phases, args.note, args.averaged)
                       if args.action == "ship"
                       else ship_tokenizer(args.model, args.log, args.dest) if args.action == "ship-tokenizer"
                       else record(args.dest))

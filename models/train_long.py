@@ -636,8 +636,13 @@ def train_phase(phase: Phase, args: argparse.Namespace, base_steps: int) -> str:
             pending_sched = 0
             if improved:
                 best = {"step": step, "score": scores[phase.select]}
-                atomic_write_bytes(best_path, phase.stanza_model_bytes(
-                    {"step": step, "total_step": base_steps + step, "score": best["score"], "scores": scores}))
+            if improved or args.snapshots:
+                model = phase.stanza_model_bytes({"step": step, "total_step": base_steps + step,
+                                                  "score": scores[phase.select], "scores": scores})
+                if improved:
+                    atomic_write_bytes(best_path, model)
+                if args.snapshots:  # every evaluated model, for checkpoint averaging (average_models.py)
+                    atomic_write_bytes(folder / "snapshots" / f"step-{base_steps + step:06d}.pt", model)
             checkpoint()
             append_curve(curve, row, phase.metrics)
             log.info("%s: step %d (total %d) %s%s, %.2f s/step", phase.name, step, base_steps + step, _fmt(scores),
@@ -759,6 +764,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="torch device to train on (cuda: a GPU sitting; its CUDA random state is not "
                              "checkpointed, so a resumed GPU run is not step-for-step the run it continues)")
     parser.add_argument("--log-every", type=int, default=20)
+    parser.add_argument("--snapshots", action="store_true",
+                        help="also keep every evaluated model as WORK/PHASE/snapshots/step-TOTAL.pt (for "
+                             "models/average_models.py)")
     parser.add_argument("--no-prepare", action="store_true", help="use the UD files as they are (tests)")
     parser.add_argument("--limit-train", type=int, default=0, help="first N train sentences only (tests)")
     parser.add_argument("--limit-dev", type=int, default=0, help="first N dev/test sentences only (tests)")

@@ -143,3 +143,22 @@ def test_ship_of_one_phase_keeps_the_other_file_and_record(tmp_path: Path) -> No
     assert provenance["trained"]["pos.pt"] == {"phase": "pos", "steps": 7}
     assert provenance["trained"]["depparse.pt"] == {"phase": "depparse", "steps": 7, "note": "jackknifed train tags"}
     assert ship_long.verify(work, dest) == []
+
+
+def test_ship_of_a_checkpoint_average_records_the_newest_snapshot_and_the_average_s_dev_score(tmp_path: Path) -> None:
+    dest, parser = embedded(tmp_path / "en_ewt"), trained(tmp_path / "parser", finished=False)
+    header = "step\ttotal_step\tUAS\tLAS\tbest\toptimizer\n"
+    rows = ["0\t3000\t80.0\t78.3\t1\tadam", "200\t3200\t81.0\t79.1\t1\tadam", "400\t3400\t80.9\t79.0\t0\tadam"]
+    (parser / "depparse" / "curve.tsv").write_text(header + "\n".join(rows) + "\n", encoding="utf-8")
+    (parser / "depparse" / "averaged.pt").write_bytes(b"averaged depparse")
+    averaged = {"select": "LAS", "chosen_k": 2, "chosen": ["step-003200.pt", "step-003400.pt"],
+                "dev": {"UAS": 81.2, "LAS": 79.3}, "searched": []}
+    (parser / "depparse" / "averaged.json").write_text(json.dumps(averaged), encoding="utf-8")
+    with pytest.raises(SystemExit, match="has not finished"):
+        ship_long.ship(parser, dest, phases=("depparse",), averaged=True)
+    provenance = ship_long.ship(parser, dest, unfinished=True, phases=("depparse",), averaged=True)
+    assert (dest / "depparse.pt").read_bytes() == b"averaged depparse"
+    assert provenance["trained"]["depparse.pt"] == {
+        "unfinished": True, "phase": "depparse", "steps": 400, "total_steps": 3400, "best_step": 400,
+        "best_total_step": 3400, "best_score": 79.3, "select": "LAS", "averaged": averaged}
+    assert (dest / "pos.pt").read_bytes() == b"old pos.pt"
