@@ -52,6 +52,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -517,148 +518,216 @@ def now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
+@dataclass
+class LoopState:
+    """A phase's training loop between two steps: what a checkpoint holds besides model and optimizer."""
+
+    step: int = 0
+    history: list[dict[str, Any]] = field(default_factory=list)
+    best: dict[str, Any] = field(default_factory=dict)
+    plan: list[list[int]] = field(default_factory=list)
+    position: int = 0
+    epoch: int = 0
+    wall: float = 0.0
+    switch_step: int = 0
+    pending_sched: int = 0
+    loss_sum: float = 0.0
+    loss_steps: int = 0
+
+
+@dataclass
+class PhaseRun:
+    """One invocation's training of a phase: the phase, its folder and files, its state."""
+
+    phase: Phase
+    args: argparse.Namespace
+    base_steps: int
+    folder: Path
+    identity: dict[str, Any]
+    state: LoopState
+
+    @property
+    def best_path(self) -> Path:
+        return self.folder / "best.pt"
+
+    @property
+    def curve(self) -> Path:
+        return self.folder / "curve.tsv"
+
+    def checkpoint(self) -> None:
+        s = self.state
+        save_checkpoint(self.folder, {
+            "phase": self.phase.name, "identity": self.identity, "step": s.step,
+            "total_step": self.base_steps + s.step, "opt_stage": self.phase.opt_stage,
+            "model": self.phase.model_state(), "optim": self.phase.optimizer_state(), "rng": rng_state(),
+            "plan": s.plan, "position": s.position, "epoch": s.epoch, "history": s.history, "best": s.best,
+            "switch_step": s.switch_step, "wall_s": s.wall, "pending_sched": s.pending_sched,
+            "loss": (s.loss_sum, s.loss_steps), "saved": now()})
+
+
 def train_phase(phase: Phase, args: argparse.Namespace, base_steps: int) -> str:
     """Train one phase until it finishes ('done') or this segment ends ('segment'/'stopped')."""
     folder: Path = args.work / phase.name
     folder.mkdir(parents=True, exist_ok=True)
-    curve, best_path = folder / "curve.tsv", folder / "best.pt"
     # what a checkpoint must have been made with to be resumed (contents, not paths: the tree may move)
     identity = {"init_sha256": sha256(phase.init), "train_sha256": sha256(phase.train_file),
                 "dev_sha256": sha256(phase.dev_file), "seed": args.seed,
                 "batch_size": int(phase.trainer.args["batch_size"])}
-    state = load_checkpoint(folder)
-    if state is not None:
-        if state["identity"] != identity:
-            raise SystemExit(f"{folder}/checkpoint.pt was made with other inputs:\n  {state['identity']}\n"
-                             f"now:\n  {identity}\nuse another --work folder, or remove {folder}")
-        if state["opt_stage"] == 1:
-            phase.second_optimizer()
-        phase.load_model_state(state["model"])
-        phase.load_optimizer_state(state["optim"])
-        set_rng_state(state["rng"])
-        step, history, best = state["step"], state["history"], state["best"]
-        plan, position, epoch = state["plan"], state["position"], state["epoch"]
-        wall, pending_sched, loss_sum, loss_steps = state["wall_s"], state["pending_sched"], *state["loss"]
-        switch_step = state.get("switch_step", 0)
-        best_file = _best_meta(best_path)
-        if best_file and best_file["step"] > best["step"] and best_file["score"] > best["score"]:
-            # best.pt was written after the last checkpoint (interrupted in between): it stands
-            best = {"step": best_file["step"], "score": best_file["score"]}
-        write_curve(curve, history, phase.metrics)
-        log.info("%s: resumed at step %d (total %d), best %s %.2f at step %d, optimizer %s", phase.name, step,
-                 base_steps + step, phase.select, best["score"], best["step"], phase.optimizer_name)
-    else:
-        seed_everything(args.seed)
-        step, history, plan, position, epoch, wall, switch_step = 0, [], [], 0, 0, 0.0, 0
-        pending_sched, loss_sum, loss_steps = 0, 0.0, 0
-        log.info("%s: starting from %s (%d steps already), evaluating it on dev", phase.name, phase.init, base_steps)
-        t0 = time.monotonic()
-        scores = phase.evaluate()
-        wall += time.monotonic() - t0
-        row = {"step": 0, "total_step": base_steps, **scores, "best": 1, "optimizer": phase.optimizer_name,
-               "train_loss": None, "sec_per_step": None, "wall_s": wall, "timestamp": now()}
-        history = [row]
-        best = {"step": 0, "score": scores[phase.select]}
-        atomic_write_bytes(best_path, phase.stanza_model_bytes({"step": 0, "total_step": base_steps,
-                                                                "score": best["score"], "scores": scores}))
-        write_curve(curve, history, phase.metrics)
-        log.info("%s: step 0 %s", phase.name, _fmt(scores))
-
-    def checkpoint() -> None:
-        save_checkpoint(folder, {
-            "phase": phase.name, "identity": identity, "step": step, "total_step": base_steps + step,
-            "opt_stage": phase.opt_stage, "model": phase.model_state(), "optim": phase.optimizer_state(),
-            "rng": rng_state(), "plan": plan, "position": position, "epoch": epoch, "history": history,
-            "best": best, "switch_step": switch_step, "wall_s": wall, "pending_sched": pending_sched,
-            "loss": (loss_sum, loss_steps), "saved": now()})
-
-    if state is None:
-        checkpoint()
+    run = PhaseRun(phase, args, base_steps, folder, identity, LoopState())
+    if not _resume(run):
+        _start(run)
+        run.checkpoint()
     switch_at = phase.switch_at_total_step()
-    done_steps, seg_start, interval_start, interval_steps = 0, time.monotonic(), time.monotonic(), 0
-    status = "segment"
+    done_steps, seg_start = 0, time.monotonic()
+    interval = [time.monotonic(), 0]  # start and steps of the current logging/evaluation interval
     while True:
-        # stopping rules, checked at the top so that a resumed run sees the same decisions
-        # steps without a new best; after the switch to the second optimizer, counted from the switch
-        since_best = step - max(best["step"], switch_step)
-        if phase.opt_stage == 0 and (since_best >= args.patience
-                                     or (switch_at is not None and base_steps + step >= switch_at)):
-            log.info("%s: switching to the second optimizer (%s) at step %d, from the best model (step %d)",
-                     phase.name, phase.args_optim(1), step, best["step"])
-            _reload_best(phase, best_path)
-            phase.second_optimizer()
-            switch_step = step  # the patience counter restarts
-            pending_sched = 0
-            checkpoint()
+        status = _next_action(run, switch_at, done_steps)
+        if status == "switch":
             continue
-        if phase.opt_stage == 1 and since_best >= args.patience:
-            log.info("%s: early stop at step %d: no dev improvement for %d steps", phase.name, step, since_best)
-            status = "done"
+        if status is not None:
             break
-        cap = step_cap(args, phase.name)
-        if cap and step >= cap:
-            log.info("%s: reached its step cap %d", phase.name, cap)
-            status = "done"
-            break
-        if Stop.requested or (args.segment_steps and done_steps >= args.segment_steps):
-            if done_steps:
-                checkpoint()
-            status = "stopped" if Stop.requested else "segment"
-            break
-
-        if position >= len(plan):
-            plan, position, epoch = phase.new_plan(), 0, epoch + 1
-        t_step = time.monotonic()
-        loss = phase.update(phase.batch(plan[position]))
-        position += 1
-        step += 1
+        _train_step(run, interval)
         done_steps += 1
-        interval_steps += 1
-        loss_sum += loss
-        loss_steps += 1
-        pending_sched += 1
-        wall += time.monotonic() - t_step
-        if step % args.log_every == 0:
-            log.info("%s: step %d (total %d) loss %.4f, %.2f s/step", phase.name, step, base_steps + step, loss,
-                     (time.monotonic() - interval_start) / max(interval_steps, 1))
-        if step % args.eval_every == 0:
-            t_eval = time.monotonic()
-            sec_per_step = (t_eval - interval_start) / max(interval_steps, 1)
-            scores = phase.evaluate()
-            wall += time.monotonic() - t_eval
-            improved = scores[phase.select] > best["score"]
-            row = {"step": step, "total_step": base_steps + step, **scores, "best": int(improved),
-                   "optimizer": phase.optimizer_name, "train_loss": loss_sum / max(loss_steps, 1),
-                   "sec_per_step": sec_per_step, "wall_s": wall, "timestamp": now()}
-            history.append(row)
-            loss_sum, loss_steps = 0.0, 0
-            phase.scheduler_step(pending_sched, scores[phase.select])
-            pending_sched = 0
-            if improved:
-                best = {"step": step, "score": scores[phase.select]}
-            if improved or args.snapshots:
-                model = phase.stanza_model_bytes({"step": step, "total_step": base_steps + step,
-                                                  "score": scores[phase.select], "scores": scores})
-                if improved:
-                    atomic_write_bytes(best_path, model)
-                if args.snapshots:  # every evaluated model, for checkpoint averaging (average_models.py)
-                    atomic_write_bytes(folder / "snapshots" / f"step-{base_steps + step:06d}.pt", model)
-            checkpoint()
-            append_curve(curve, row, phase.metrics)
-            log.info("%s: step %d (total %d) %s%s, %.2f s/step", phase.name, step, base_steps + step, _fmt(scores),
-                     " (best)" if improved else "", sec_per_step)
-            interval_start, interval_steps = time.monotonic(), 0
+        if run.state.step % args.eval_every == 0:
+            _evaluate(run, interval)
         elif phase.scheduler_wants_every_step():
-            phase.scheduler_step(pending_sched, None)
-            pending_sched = 0
+            phase.scheduler_step(run.state.pending_sched, None)
+            run.state.pending_sched = 0
+    s = run.state
     if status == "done":
         atomic_write_text(folder / "DONE.json", json.dumps({
-            "phase": phase.name, "steps": step, "total_steps": base_steps + step, "best_step": best["step"],
-            "best_total_step": base_steps + best["step"], "best_score": best["score"], "select": phase.select,
-            "wall_s": round(wall), "finished": now(), "identity": identity}, indent=1) + "\n")
+            "phase": phase.name, "steps": s.step, "total_steps": base_steps + s.step, "best_step": s.best["step"],
+            "best_total_step": base_steps + s.best["step"], "best_score": s.best["score"], "select": phase.select,
+            "wall_s": round(s.wall), "finished": now(), "identity": identity}, indent=1) + "\n")
     log.info("%s: %s after %d steps in this run (%.0f s); cumulative step %d", phase.name, status, done_steps,
-             time.monotonic() - seg_start, step)
+             time.monotonic() - seg_start, s.step)
     return status
+
+
+def _resume(run: PhaseRun) -> bool:
+    """Load the phase's checkpoint, if there is one (refusing one made with other inputs)."""
+    phase, folder = run.phase, run.folder
+    saved = load_checkpoint(folder)
+    if saved is None:
+        return False
+    if saved["identity"] != run.identity:
+        raise SystemExit(f"{folder}/checkpoint.pt was made with other inputs:\n  {saved['identity']}\n"
+                         f"now:\n  {run.identity}\nuse another --work folder, or remove {folder}")
+    if saved["opt_stage"] == 1:
+        phase.second_optimizer()
+    phase.load_model_state(saved["model"])
+    phase.load_optimizer_state(saved["optim"])
+    set_rng_state(saved["rng"])
+    run.state = s = LoopState(saved["step"], saved["history"], saved["best"], saved["plan"], saved["position"],
+                              saved["epoch"], saved["wall_s"], saved.get("switch_step", 0), saved["pending_sched"],
+                              *saved["loss"])
+    best_file = _best_meta(run.best_path)
+    if best_file and best_file["step"] > s.best["step"] and best_file["score"] > s.best["score"]:
+        # best.pt was written after the last checkpoint (interrupted in between): it stands
+        s.best = {"step": best_file["step"], "score": best_file["score"]}
+    write_curve(run.curve, s.history, phase.metrics)
+    log.info("%s: resumed at step %d (total %d), best %s %.2f at step %d, optimizer %s", phase.name, s.step,
+             run.base_steps + s.step, phase.select, s.best["score"], s.best["step"], phase.optimizer_name)
+    return True
+
+
+def _start(run: PhaseRun) -> None:
+    """A fresh start: seed, score the initial model on dev (step 0 of the curve, the first best.pt)."""
+    phase, s = run.phase, run.state
+    seed_everything(run.args.seed)
+    log.info("%s: starting from %s (%d steps already), evaluating it on dev", phase.name, phase.init,
+             run.base_steps)
+    t0 = time.monotonic()
+    scores = phase.evaluate()
+    s.wall += time.monotonic() - t0
+    s.history = [{"step": 0, "total_step": run.base_steps, **scores, "best": 1, "optimizer": phase.optimizer_name,
+                  "train_loss": None, "sec_per_step": None, "wall_s": s.wall, "timestamp": now()}]
+    s.best = {"step": 0, "score": scores[phase.select]}
+    atomic_write_bytes(run.best_path, phase.stanza_model_bytes({"step": 0, "total_step": run.base_steps,
+                                                                "score": s.best["score"], "scores": scores}))
+    write_curve(run.curve, s.history, phase.metrics)
+    log.info("%s: step 0 %s", phase.name, _fmt(scores))
+
+
+def _next_action(run: PhaseRun, switch_at: int | None, done_steps: int) -> str | None:
+    """The stopping rules, checked before every step (so that a resumed run sees the same decisions):
+    'switch' (done here: the best model reloaded, the second optimizer set up), 'done', 'stopped',
+    'segment', or None to go on."""
+    phase, args, s = run.phase, run.args, run.state
+    # steps without a new best; after the switch to the second optimizer, counted from the switch
+    since_best = s.step - max(s.best["step"], s.switch_step)
+    if phase.opt_stage == 0 and (since_best >= args.patience
+                                 or (switch_at is not None and run.base_steps + s.step >= switch_at)):
+        log.info("%s: switching to the second optimizer (%s) at step %d, from the best model (step %d)",
+                 phase.name, phase.args_optim(1), s.step, s.best["step"])
+        _reload_best(phase, run.best_path)
+        phase.second_optimizer()
+        s.switch_step = s.step  # the patience counter restarts
+        s.pending_sched = 0
+        run.checkpoint()
+        return "switch"
+    if phase.opt_stage == 1 and since_best >= args.patience:
+        log.info("%s: early stop at step %d: no dev improvement for %d steps", phase.name, s.step, since_best)
+        return "done"
+    cap = step_cap(args, phase.name)
+    if cap and s.step >= cap:
+        log.info("%s: reached its step cap %d", phase.name, cap)
+        return "done"
+    if Stop.requested or (args.segment_steps and done_steps >= args.segment_steps):
+        if done_steps:
+            run.checkpoint()
+        return "stopped" if Stop.requested else "segment"
+    return None
+
+
+def _train_step(run: PhaseRun, interval: list[float]) -> None:
+    """One update on the next batch of the epoch's plan (a new plan when it is used up)."""
+    phase, s = run.phase, run.state
+    if s.position >= len(s.plan):
+        s.plan, s.position, s.epoch = phase.new_plan(), 0, s.epoch + 1
+    t_step = time.monotonic()
+    loss = phase.update(phase.batch(s.plan[s.position]))
+    s.position += 1
+    s.step += 1
+    interval[1] += 1
+    s.loss_sum += loss
+    s.loss_steps += 1
+    s.pending_sched += 1
+    s.wall += time.monotonic() - t_step
+    if s.step % run.args.log_every == 0:
+        log.info("%s: step %d (total %d) loss %.4f, %.2f s/step", phase.name, s.step, run.base_steps + s.step,
+                 loss, (time.monotonic() - interval[0]) / max(interval[1], 1))
+
+
+def _evaluate(run: PhaseRun, interval: list[float]) -> None:
+    """Score dev; record the curve row, a new best.pt (and with --snapshots every model); checkpoint."""
+    phase, args, s = run.phase, run.args, run.state
+    t_eval = time.monotonic()
+    sec_per_step = (t_eval - interval[0]) / max(interval[1], 1)
+    scores = phase.evaluate()
+    s.wall += time.monotonic() - t_eval
+    improved = scores[phase.select] > s.best["score"]
+    row = {"step": s.step, "total_step": run.base_steps + s.step, **scores, "best": int(improved),
+           "optimizer": phase.optimizer_name, "train_loss": s.loss_sum / max(s.loss_steps, 1),
+           "sec_per_step": sec_per_step, "wall_s": s.wall, "timestamp": now()}
+    s.history.append(row)
+    s.loss_sum, s.loss_steps = 0.0, 0
+    phase.scheduler_step(s.pending_sched, scores[phase.select])
+    s.pending_sched = 0
+    if improved:
+        s.best = {"step": s.step, "score": scores[phase.select]}
+    if improved or args.snapshots:
+        model = phase.stanza_model_bytes({"step": s.step, "total_step": run.base_steps + s.step,
+                                          "score": scores[phase.select], "scores": scores})
+        if improved:
+            atomic_write_bytes(run.best_path, model)
+        if args.snapshots:  # every evaluated model, for checkpoint averaging (average_models.py)
+            atomic_write_bytes(run.folder / "snapshots" / f"step-{run.base_steps + s.step:06d}.pt", model)
+    run.checkpoint()
+    append_curve(run.curve, row, phase.metrics)
+    log.info("%s: step %d (total %d) %s%s, %.2f s/step", phase.name, s.step, run.base_steps + s.step, _fmt(scores),
+             " (best)" if improved else "", sec_per_step)
+    interval[0], interval[1] = time.monotonic(), 0
 
 
 def _fmt(scores: dict[str, float]) -> str:

@@ -20,3 +20,15 @@ needs_shared = pytest.mark.skipif(not SHARED.exists(), reason="../shared (WMT da
 if "MTEVAL_CACHE_DIR" not in os.environ:
     _USER_CACHE = tempfile.TemporaryDirectory(prefix="mteval-user-cache-")
     os.environ["MTEVAL_CACHE_DIR"] = _USER_CACHE.name
+
+
+def load_model_script(name: str):
+    """``models/NAME.py`` imported as module ``NAME`` (``models/`` on the path, as the scripts import each
+    other; registered in ``sys.modules``, which its dataclasses need)."""
+    import importlib
+    import sys
+
+    folder = str(ROOT / "models")
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    return importlib.import_module(name)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -10,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SHARED
+from conftest import ROOT, SHARED, load_model_script
 
 torch = pytest.importorskip("torch")
 
@@ -19,15 +18,7 @@ needs_ud = pytest.mark.skipif(not (UD / "en_ewt-ud-train.conllu").exists(),
                               reason="../shared/ud/en_ewt (UD English-EWT) is absent")
 
 
-def _module(name: str):
-    sys.path.insert(0, str(ROOT / "models"))
-    spec = importlib.util.spec_from_file_location(name, ROOT / "models" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-am = _module("average_models")
+am = load_model_script("average_models")
 
 
 def _model(weight: list[float], count: int = 3, config: dict | None = None) -> dict:
@@ -68,7 +59,7 @@ def test_snapshots_of_a_run_are_averaged_and_the_best_on_dev_is_kept(tmp_path: P
     """A few parser steps on a few EWT sentences with ``--snapshots``; then the average of the last K for
     K = 1..3, scored on dev. K = 1 is the newest snapshot itself: its dev scores are the ones the training
     run recorded for it (the tool scores dev as train_long does)."""
-    train_long = _module("train_long")
+    train_long = load_model_script("train_long")
     init = tmp_path / "depparse-copy.pt"
     init.write_bytes((train_long.SHIPPED / "depparse.pt").read_bytes())
     work = tmp_path / "work"

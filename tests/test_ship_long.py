@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, load_model_script
 
 SPEC = importlib.util.spec_from_file_location("ship_long", ROOT / "models" / "ship_long.py")
 ship_long = importlib.util.module_from_spec(SPEC)
@@ -80,9 +80,7 @@ def test_an_unfinished_phase_records_its_progress_and_the_next_sitting_counts_fr
         "unfinished": True, "phase": "depparse", "steps": 400, "total_steps": 3400, "best_step": 200,
         "best_total_step": 3200, "best_score": 79.1, "select": "LAS"}
     assert provenance["trained"]["pos.pt"] == {"unfinished": True}  # no curve: no progress to record
-    spec = importlib.util.spec_from_file_location("train_long", ROOT / "models" / "train_long.py")
-    train_long = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(train_long)
+    train_long = load_model_script("train_long")
     assert train_long.base_steps("depparse", dest / "depparse.pt", shipped=dest) == 3200
     assert train_long.base_steps("pos", dest / "pos.pt", shipped=dest) == train_long.BASE_STEPS["pos"]
     assert train_long.base_steps("depparse", tmp_path / "other.pt", shipped=dest) == train_long.BASE_STEPS["depparse"]

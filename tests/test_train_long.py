@@ -8,7 +8,6 @@ uninterrupted run.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import signal
 import subprocess
@@ -17,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SHARED
+from conftest import ROOT, SHARED, load_model_script
 
 torch = pytest.importorskip("torch")
 
@@ -30,14 +29,7 @@ TINY = ["--no-prepare", "--limit-train", "40", "--limit-dev", "20", "--batch-siz
         "--patience", "4", "--log-every", "100"]
 
 
-def _module():
-    spec = importlib.util.spec_from_file_location("train_long", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-tl = _module()
+tl = load_model_script("train_long")
 
 
 def _command(work: Path, *extra: str) -> list[str]:
