@@ -8,7 +8,7 @@ CONFIG ?= configs/example.yaml
 install:
 	# torch first, pinned to the CPU build (a plain `torch` requirement pulls a multi-GB CUDA build)
 	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e '.[test,dask]'
+	$(PIP) install -q -e '.[test,dask,models]'
 
 demo: install
 	iqsetup $(CONFIG)

@@ -342,6 +342,15 @@ class Phase:
     trainer: Any
 
 
+def load_pretrain(path: Path | None) -> Any:
+    """Stanza word vectors for a tagger that reads them (``models/word_vectors.py``), or None."""
+    if path is None:
+        return None
+    from stanza.models.common.pretrain import Pretrain
+
+    return Pretrain(str(path))
+
+
 class TaggerPhase(Phase):
     name = "pos"
     metrics = POS_METRICS
@@ -355,15 +364,16 @@ class TaggerPhase(Phase):
         from stanza.utils.conll import CoNLL
 
         self.select = self.args.pos_metric
-        self.trainer = Trainer(model_file=str(self.init), device=self.args.device)
+        self.pretrain = load_pretrain(getattr(self.args, "pos_pretrain", None))
+        self.trainer = Trainer(model_file=str(self.init), pretrain=self.pretrain, device=self.args.device)
         config = self.trainer.args
         if self.args.batch_size:
             config["batch_size"] = self.args.batch_size
         train_dicts, _, _ = CoNLL.conll2dict(input_file=str(self.train_file))
-        self.train_data = Dataset(Document(train_dicts), config, None, vocab=self.trainer.vocab, evaluation=False,
-                                  tag_columns=tag_columns_from_args(config))
-        self.dev_data = Dataset(CoNLL.conll2doc(input_file=str(self.dev_file)), config, None, vocab=self.trainer.vocab,
-                                evaluation=True, sort_during_eval=True)
+        self.train_data = Dataset(Document(train_dicts), config, self.pretrain, vocab=self.trainer.vocab,
+                                  evaluation=False, tag_columns=tag_columns_from_args(config))
+        self.dev_data = Dataset(CoNLL.conll2doc(input_file=str(self.dev_file)), config, self.pretrain,
+                                vocab=self.trainer.vocab, evaluation=True, sort_during_eval=True)
 
     def new_plan(self) -> list[list[int]]:
         order = list(range(len(self.train_data)))
@@ -573,6 +583,9 @@ def train_phase(phase: Phase, args: argparse.Namespace, base_steps: int) -> str:
     identity = {"init_sha256": sha256(phase.init), "train_sha256": sha256(phase.train_file),
                 "dev_sha256": sha256(phase.dev_file), "seed": args.seed,
                 "batch_size": int(phase.trainer.args["batch_size"])}
+    pretrain = getattr(phase, "pretrain", None)
+    if pretrain is not None:
+        identity["pretrain_sha256"] = sha256(Path(pretrain.filename))
     run = PhaseRun(phase, args, base_steps, folder, identity, LoopState())
     if not _resume(run):
         _start(run)
@@ -759,12 +772,14 @@ def _reload_best(phase: Phase, best_path: Path) -> None:
             raise RuntimeError(f"{best_path} does not fit the tagger: {missing} {result.unexpected_keys}")
 
 
-def load_tagger(tagger: Path, device: str) -> TaggerPhase:
-    """A tagger file loaded for :func:`tag_conllu` (only its ``predict_doc`` is used)."""
+def load_tagger(tagger: Path, device: str, pretrain: Path | None = None) -> TaggerPhase:
+    """A tagger file (and the vectors it reads, if any) loaded for :func:`tag_conllu` (only its
+    ``predict_doc`` is used)."""
     from stanza.models.pos.trainer import Trainer
 
     holder = TaggerPhase.__new__(TaggerPhase)
-    holder.trainer = Trainer(model_file=str(tagger), device=device)
+    holder.pretrain = load_pretrain(pretrain)
+    holder.trainer = Trainer(model_file=str(tagger), pretrain=holder.pretrain, device=device)
     return holder
 
 
@@ -775,8 +790,8 @@ def tag_conllu(tagger: TaggerPhase, gold: Path) -> tuple[str, dict[str, float]]:
     from stanza.models.pos.data import Dataset
     from stanza.utils.conll import CoNLL
 
-    data = Dataset(CoNLL.conll2doc(input_file=str(gold)), tagger.trainer.args, None, vocab=tagger.trainer.vocab,
-                   evaluation=True, sort_during_eval=True)
+    data = Dataset(CoNLL.conll2doc(input_file=str(gold)), tagger.trainer.args, tagger.pretrain,
+                   vocab=tagger.trainer.vocab, evaluation=True, sort_during_eval=True)
     tagger.predict_doc(data)
     text = f"{data.doc:C}\n\n"
     scores = {m: round(100 * v.f1, 2) for m, v in ud_scores(str(gold), io.StringIO(text)).items()
@@ -794,7 +809,7 @@ def retag(args: argparse.Namespace, gold: dict[str, Path], tagger: Path) -> dict
         if all(p.exists() for p in out.values()):
             return out
     log.info("retagging train/dev/test with %s", tagger)
-    scores, loaded = {}, load_tagger(tagger, args.device)
+    scores, loaded = {}, load_tagger(tagger, args.device, args.pos_pretrain)
     for s in SPLITS:
         text, scores[s] = tag_conllu(loaded, gold[s])
         atomic_write_text(out[s], text)
@@ -812,6 +827,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="UD English-EWT CoNLL-U files (default ../shared/ud/en_ewt)")
     parser.add_argument("--phases", default="pos,retag,depparse", help="comma-separated subset of pos,retag,depparse")
     parser.add_argument("--pos-init", type=Path, default=SHIPPED / "pos.pt")
+    parser.add_argument("--pos-pretrain", type=Path, default=None,
+                        help="word vectors the tagger reads (a tagger widened by models/word_vectors.py); also "
+                             "used by the retag phase's --tagger")
     parser.add_argument("--depparse-init", type=Path, default=SHIPPED / "depparse.pt")
     parser.add_argument("--tagger", type=Path, default=None,
                         help="tagger for the retag phase (default: WORK/pos/best.pt once the pos phase is done)")
