@@ -21,17 +21,8 @@ UPOS_COLUMN = 3
 
 
 def read_upos(conllu: Path) -> list[list[str]]:
-    """Gold UPOS of each sentence's words (as :func:`word_vectors.read_ud_words` reads the forms)."""
-    sentences: list[list[str]] = []
-    tags: list[str] = []
-    for line in conllu.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            if tags:
-                sentences.append(tags)
-            tags = []
-        elif not line.startswith("#") and line.split("\t")[0].isdigit():
-            tags.append(line.split("\t")[UPOS_COLUMN])
-    return sentences + ([tags] if tags else [])
+    """Gold UPOS of each sentence's words (aligned with :func:`word_vectors.read_ud_words`)."""
+    return wv.read_ud_column(conllu, UPOS_COLUMN)
 
 
 def band(count: int) -> str:

@@ -50,8 +50,9 @@ FIRST_LAYER_INPUTS = ("taggerlstm.lstm.0.lstm.weight_ih_l0", "taggerlstm.lstm.0.
 SEGMENT = re.compile(r"<seg[^>]*>(.*?)</seg>")
 
 
-def read_ud_words(conllu: Path) -> list[list[str]]:
-    """The word forms of each sentence of a CoNLL-U file (multi-word token lines and empty nodes skipped)."""
+def read_ud_column(conllu: Path, column: int) -> list[list[str]]:
+    """One column of each sentence's words in a CoNLL-U file (1: FORM, 3: UPOS; multi-word token lines
+    and empty nodes skipped)."""
     sentences: list[list[str]] = []
     words: list[str] = []
     for line in conllu.read_text(encoding="utf-8").splitlines():
@@ -62,10 +63,15 @@ def read_ud_words(conllu: Path) -> list[list[str]]:
         elif not line.startswith("#"):
             cols = line.split("\t")
             if cols[0].isdigit():
-                words.append(cols[1])
+                words.append(cols[column])
     if words:
         sentences.append(words)
     return sentences
+
+
+def read_ud_words(conllu: Path) -> list[list[str]]:
+    """The word forms of each sentence of a CoNLL-U file."""
+    return read_ud_column(conllu, 1)
 
 
 def read_extra_lines(shared: Path) -> list[str]:
