@@ -20,9 +20,10 @@ import word_vectors as wv  # noqa: E402
 UPOS_COLUMN = 3
 
 
-def read_upos(conllu: Path) -> list[list[str]]:
-    """Gold UPOS of each sentence's words (aligned with :func:`word_vectors.read_ud_words`)."""
-    return wv.read_ud_column(conllu, UPOS_COLUMN)
+def forms_and_upos(conllu: Path) -> tuple[list[list[str]], list[list[str]]]:
+    """The word forms and the gold UPOS of each sentence, from one reading of the file."""
+    rows = wv.read_ud_rows(conllu)
+    return ([[c[1] for c in s] for s in rows], [[c[UPOS_COLUMN] for c in s] for s in rows])
 
 
 def band(count: int) -> str:
@@ -32,7 +33,7 @@ def band(count: int) -> str:
 def analyse(args: argparse.Namespace) -> dict[str, object]:
     train = collections.Counter(w for s in wv.read_ud_words(args.ud / "en_ewt-ud-train.conllu") for w in s)
     dev_file = args.ud / "en_ewt-ud-dev.conllu"
-    words, gold = wv.read_ud_words(dev_file), read_upos(dev_file)
+    words, gold = forms_and_upos(dev_file)
     predicted = wv.tag_words(args.pos, args.pretrain, words)
     extra = {w.lower() for line in wv.read_extra_lines(args.shared) for w in line.split()}
     totals: collections.Counter[str] = collections.Counter()

@@ -24,7 +24,6 @@ Then train it as any tagger: ``train_long.py --phases pos --pos-init WIDE.pt --p
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import re
 import sys
@@ -33,8 +32,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-SHIPPED = ROOT / "mteval" / "resources" / "models" / "en_ewt"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from train_long import ROOT, SHIPPED, sha256  # noqa: E402  (a sibling script, not a package)
+
 SHARED = ROOT.parent / "shared"
 # (path under ../shared/data, format, licence); see models/README.md for why these and no others
 EXTRA_TEXT = [
@@ -50,11 +50,11 @@ FIRST_LAYER_INPUTS = ("taggerlstm.lstm.0.lstm.weight_ih_l0", "taggerlstm.lstm.0.
 SEGMENT = re.compile(r"<seg[^>]*>(.*?)</seg>")
 
 
-def read_ud_column(conllu: Path, column: int) -> list[list[str]]:
-    """One column of each sentence's words in a CoNLL-U file (1: FORM, 3: UPOS; multi-word token lines
-    and empty nodes skipped)."""
-    sentences: list[list[str]] = []
-    words: list[str] = []
+def read_ud_rows(conllu: Path) -> list[list[list[str]]]:
+    """Each sentence of a CoNLL-U file as its words' columns (multi-word token lines and empty nodes
+    skipped)."""
+    sentences: list[list[list[str]]] = []
+    words: list[list[str]] = []
     for line in conllu.read_text(encoding="utf-8").splitlines():
         if not line.strip():
             if words:
@@ -63,7 +63,7 @@ def read_ud_column(conllu: Path, column: int) -> list[list[str]]:
         elif not line.startswith("#"):
             cols = line.split("\t")
             if cols[0].isdigit():
-                words.append(cols[column])
+                words.append(cols)
     if words:
         sentences.append(words)
     return sentences
@@ -71,7 +71,7 @@ def read_ud_column(conllu: Path, column: int) -> list[list[str]]:
 
 def read_ud_words(conllu: Path) -> list[list[str]]:
     """The word forms of each sentence of a CoNLL-U file."""
-    return read_ud_column(conllu, 1)
+    return [[cols[1] for cols in sentence] for sentence in read_ud_rows(conllu)]
 
 
 def read_extra_lines(shared: Path) -> list[str]:
@@ -122,10 +122,6 @@ def write_pretrain(wv: Any, out: Path) -> int:
         Pretrain(filename=str(part), vec_filename=str(vec)).load()
         part.replace(out)
     return len(words)
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def build_vectors(args: argparse.Namespace) -> dict[str, Any]:

@@ -115,5 +115,5 @@ def test_the_error_breakdown_reads_words_and_tags_alike(tmp_path: Path) -> None:
                       "2\tdo\tdo\tAUX\t_\t_\t1\taux\t_\t_\n3\tn't\tnot\tPART\t_\t_\t1\tadvmod\t_\t_\n\n"
                       "1\tHi\thi\tINTJ\t_\t_\t0\troot\t_\t_\n", encoding="utf-8")
     assert wv.read_ud_words(conllu) == [["I", "do", "n't"], ["Hi"]]
-    assert te.read_upos(conllu) == [["PRON", "AUX", "PART"], ["INTJ"]]
+    assert te.forms_and_upos(conllu) == ([["I", "do", "n't"], ["Hi"]], [["PRON", "AUX", "PART"], ["INTJ"]])
     assert [te.band(n) for n in (0, 1, 4, 5)] == ["unseen", "seen 1-4 times", "seen 1-4 times", "seen 5+ times"]
