@@ -3,20 +3,30 @@
 Two formats:
 
 * Asiya's NIST-style CSV: a ``#`` header line naming the fields (``# systemId,documentId,
-  segmentId,judgeId,score``; fields are found by name, so extra ones such as ``startTime`` are
-  fine), then one judgement per line. As in Asiya, the judges' scores of one (system, document,
-  segment) are averaged; ``segmentId`` counts within its document (1-based), or, when the
-  ``documentId`` field is empty, is the global segment number. A line with neither document nor
-  segment is a system-level judgement.
+  segmentId,judgeId,score``, Asiya's own header; fields are found by name, in any case, so extra
+  ones such as ``startTime`` are fine), then one judgement per line. The score is the field named
+  exactly ``score`` (``Score``, ``SCORE`` too): a header without one is refused, naming the fields
+  that merely contain "score" (``rawScore``, ``zScore``), which are never chosen by guess (rename
+  the one to use to ``score``); a field the reader uses named twice is refused. ``systemId`` and
+  ``score`` are required, ``documentId``, ``segmentId`` and ``judgeId`` optional. As in Asiya, the
+  judges' scores of one (system, document, segment) are averaged; ``segmentId`` counts within its
+  document (1-based), or, when the ``documentId`` field is empty, is the global segment number. A
+  line with neither document nor segment is a system-level judgement.
 * A simple TSV (tabs or spaces): ``system segment score`` with ``segment`` the 1-based line
   number, or ``-`` for a system-level score; ``#`` lines and an optional ``system ...`` header
   line are skipped.
 
-Bad input is one line naming the file and line (exit code 2): a score that is not a finite number
-(NaN, inf), a segment beyond the test set, a judgement repeated (the same system and segment, and
-in the CSV the same judge: several judges of one segment are averaged, one judge twice is a
-duplicate), and, when the reader is given the experiment's names, a system that is neither one of
-its systems nor one of its references.
+The file is read once through :func:`mteval.io.plain.read_lines`: only a regular file (a FIFO,
+directory or device is refused before it is opened), UTF-8, a UTF-8 BOM at the start dropped (so
+the header is recognised), ``\r\n`` line ends accepted, control characters refused.
+
+Bad input is one line naming the file and line (exit code 2): a segment id that is not a positive
+integer in ASCII digits (``²`` or ``٣`` are refused, though ``str.isdigit`` takes them), a score
+that is not a decimal number in ASCII digits (``1_0``, ``٣``) or not finite (NaN, inf), a segment
+beyond the test set, a judgement repeated (the same system and segment, and in the CSV the same
+judge: several judges of one segment are averaged, one judge twice is a duplicate), and, when the
+reader is given the experiment's names, a system that is neither one of its systems nor one of its
+references.
 
 System-level human scores are the mean of the system-level rows when there are any, otherwise
 the mean of the system's rated segment scores (Asiya's ``average_assessments_to_scores``).
@@ -33,6 +43,7 @@ import numpy as np
 
 from mteval.errors import InputError, quote
 from mteval.io.corpus import DocumentIndex
+from mteval.io.plain import read_lines
 
 
 @dataclass(frozen=True)
@@ -95,80 +106,136 @@ class _Collector:
         return Assessments(systems, matrix, summary)
 
 
+_DIGITS = re.compile(r"[0-9]+")  # ASCII only: str.isdigit() also takes '²', '٣', which int() refuses or reads
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NOT_FINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
+_MAX_DIGITS = 18  # a longer segment number is beyond any test set (and int() of 4300+ digits raises)
+SCORE_FIELD = "score"  # the one CSV field read as the score (any case); never chosen by substring
+_KNOWN_FIELDS = ("systemid", "documentid", "segmentid", "judgeid", SCORE_FIELD)
+
+
 def _number(text: str, path: Path, line: int) -> float:
-    """A finite score, or an InputError naming the file and line."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"score {text!r} is not a number", path, line) from None
+    """A finite score written with ASCII digits, or an InputError naming the file and line."""
+    text = text.strip()
+    if _NOT_FINITE.fullmatch(text):
+        raise InputError(f"score is {quote(text)}, not a finite number", path, line)
+    if not _DECIMAL.fullmatch(text):
+        raise InputError(f"score {quote(text)} is not a number", path, line)
+    value = float(text)
     if not np.isfinite(value):
-        raise InputError(f"score is {text.strip()!r}, not a finite number", path, line)
+        raise InputError(f"score is {quote(text)}, not a finite number", path, line)
     return value
 
 
 def _segment_row(segment: str, n_segments: int, path: Path, line: int,
                  documents: DocumentIndex | None = None, doc: str = "") -> int:
     """0-based row of a 1-based segment id (within ``doc`` when one is given)."""
-    if not segment.isdigit() or int(segment) < 1:
-        raise InputError(f"segment id {segment!r} is not a positive integer", path, line)
-    number = int(segment)
+    digits = segment.lstrip("0")
+    if not _DIGITS.fullmatch(segment) or not digits:
+        raise InputError(f"segment id {quote(segment)} is not a positive integer (ASCII digits)", path, line)
+    number = int(digits) if len(digits) <= _MAX_DIGITS else None
+    shown = digits if number is not None else quote(digits, 24)
     if doc and documents is not None:
         if doc not in documents.documents:
-            raise InputError(f"unknown document {doc!r}", path, line)
+            raise InputError(f"unknown document {quote(doc)}", path, line)
         rows = documents.rows(doc)
-        if number > len(rows):
-            raise InputError(f"document {doc!r} has {len(rows)} segments, not {number}", path, line)
+        if number is None or number > len(rows):
+            raise InputError(f"document {quote(doc)} has {len(rows)} segments, not {shown}", path, line)
         return int(rows[number - 1])
-    if number > n_segments:
-        raise InputError(f"segment {number} is beyond the {n_segments} segments of the test set", path, line)
+    if number is None or number > n_segments:
+        raise InputError(f"segment {shown} is beyond the {n_segments} segments of the test set", path, line)
     return number - 1
+
+
+@dataclass(frozen=True)
+class _Header:
+    """Where the fields of Asiya's CSV are (None: absent)."""
+
+    system: int
+    score: int
+    document: int | None
+    segment: int | None
+    judge: int | None
+
+
+def _header(line: str, path: Path, number: int) -> _Header:
+    """The field positions of a ``# systemId,...,score`` header line (names in any case)."""
+    names = [name.strip() for name in line.lstrip("#").split(",")]
+    where: dict[str, int] = {}
+    for i, name in enumerate(names):
+        key = name.lower()
+        if key in _KNOWN_FIELDS and key in where:
+            raise InputError(f"the header names field {quote(name)} twice", path, number)
+        where.setdefault(key, i)
+    if "systemid" not in where:
+        raise InputError("the header has no systemId field", path, number)
+    if SCORE_FIELD not in where:
+        like = [quote(name, 30) for name in names if SCORE_FIELD in name.lower()]
+        if like:
+            raise InputError(f"the header has no field named 'score' (any case); {', '.join(like[:6])} only "
+                             "contain it and are not chosen by guess: rename the one to use to 'score'",
+                             path, number)
+        raise InputError("the header has no score field", path, number)
+    return _Header(where["systemid"], where[SCORE_FIELD], where.get("documentid"), where.get("segmentid"),
+                   where.get("judgeid"))
+
+
+def _is_header(line: str) -> bool:
+    """A ``#`` line naming Asiya's fields (as before: any ``#`` line with ``Id``, or a known name)."""
+    names = {name.strip().lower() for name in line.lstrip("#").split(",")}
+    return "Id" in line or bool(names & set(_KNOWN_FIELDS))
 
 
 def read_asiya_csv(path: str | Path, n_segments: int, documents: DocumentIndex | None = None,
                    systems: Collection[str] | None = None) -> Assessments:
     """Read Asiya's assessments CSV (see the module docstring)."""
-    path = Path(path)
-    fields: dict[str, int] | None = None
+    return _parse_csv(read_lines(path), Path(path), n_segments, documents, systems)
+
+
+def _parse_csv(lines: list[str], path: Path, n_segments: int, documents: DocumentIndex | None,
+               systems: Collection[str] | None) -> Assessments:
+    """Asiya's CSV from the file's lines."""
+    header: _Header | None = None
     out = _Collector(n_segments, path, systems)
-    for number, raw in enumerate(_lines(path), start=1):
+    for number, raw in enumerate(lines, start=1):
         line = raw.strip()
         if not line:
             continue
         if line.startswith("#"):
-            if "Id" in line and fields is None:
-                names = re.split(r"\s*,\s*", line.lstrip("#").strip())
-                fields = {name: i for i, name in enumerate(names)}
+            if header is None and _is_header(line):
+                header = _header(line, path, number)
             continue
-        if fields is None:
+        if header is None:
             raise InputError("no '# systemId,documentId,segmentId,judgeId,score' header before the data",
                              path, number)
-        entry = re.split(r"\s*,\s*", line)
-        score_at = next((i for name, i in fields.items() if "score" in name.lower()), None)
-        if score_at is None or "systemId" not in fields:
-            raise InputError("header needs a systemId and a score field", path, number)
-        if len(entry) <= max(score_at, fields["systemId"]):
-            raise InputError(f"expected {len(fields)} comma-separated fields, got {len(entry)}", path, number)
-        doc = _field(entry, fields, "documentId")
-        seg = _field(entry, fields, "segmentId")
+        entry = [field.strip() for field in line.split(",")]
+        if len(entry) <= max(header.score, header.system):
+            raise InputError(f"expected at least {max(header.score, header.system) + 1} comma-separated fields, "
+                             f"got {len(entry)}", path, number)
+        system, doc, seg = entry[header.system], _field(entry, header.document), _field(entry, header.segment)
+        if not system:
+            raise InputError("empty systemId", path, number)
         if doc and not seg:
             raise InputError("document-level assessments are not supported", path, number)
         row = None if not seg else _segment_row(seg, n_segments, path, number, documents, doc)
-        out.add(entry[fields["systemId"]], row, _number(entry[score_at], path, number), number,
-                _field(entry, fields, "judgeId"))
+        out.add(system, row, _number(entry[header.score], path, number), number, _field(entry, header.judge))
     return out.build()
 
 
-def _field(entry: list[str], fields: dict[str, int], name: str) -> str:
-    """A named field of a CSV entry ('' when absent)."""
-    i = fields.get(name)
-    return entry[i].strip() if i is not None and i < len(entry) else ""
+def _field(entry: list[str], at: int | None) -> str:
+    """A field of a CSV entry ('' when the header lacks it or the line is short)."""
+    return entry[at] if at is not None and at < len(entry) else ""
 
 
 def read_tsv(path: str | Path, n_segments: int, systems: Collection[str] | None = None) -> Assessments:
     """Read the simple ``system segment score`` format (see the module docstring)."""
-    path = Path(path)
+    return _parse_tsv(read_lines(path), Path(path), n_segments, systems)
+
+
+def _parse_tsv(lines: list[str], path: Path, n_segments: int, systems: Collection[str] | None) -> Assessments:
+    """The ``system segment score`` format from the file's lines."""
     out = _Collector(n_segments, path, systems)
-    for number, raw in enumerate(_lines(path), start=1):
+    for number, raw in enumerate(lines, start=1):
         parts = raw.split()
         if not parts or parts[0].startswith("#") or (number == 1 and parts[0].lower() == "system"):
             continue
@@ -183,18 +250,10 @@ def read_tsv(path: str | Path, n_segments: int, systems: Collection[str] | None 
 def read_assessments(path: str | Path, n_segments: int, documents: DocumentIndex | None = None,
                      systems: Collection[str] | None = None) -> Assessments:
     """Read either format: Asiya's CSV when the first non-empty line is a ``#`` header with commas.
-    ``systems``: the names a judgement may rate (None: any)."""
-    first = next((line.strip() for line in _lines(Path(path)) if line.strip()), "")
+    ``systems``: the names a judgement may rate (None: any). The file is read once, through
+    :func:`mteval.io.plain.read_lines` (regular files only, UTF-8, a leading BOM dropped)."""
+    lines = read_lines(path)
+    first = next((line.strip() for line in lines if line.strip()), "")
     if first.startswith("#") and "," in first:
-        return read_asiya_csv(path, n_segments, documents, systems)
-    return read_tsv(path, n_segments, systems)
-
-
-def _lines(path: Path) -> list[str]:
-    """The file's lines, with file and encoding problems as InputError."""
-    try:
-        return path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise InputError("assessments file not found", path) from None
-    except UnicodeDecodeError as err:
-        raise InputError(f"not UTF-8 ({err.reason} at byte {err.start})", path) from None
+        return _parse_csv(lines, Path(path), n_segments, documents, systems)
+    return _parse_tsv(lines, Path(path), n_segments, systems)

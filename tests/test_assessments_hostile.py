@@ -1,0 +1,205 @@
+"""Issue 29, human-judgement files (``iqeval -assessments FILE``), run through the installed iqeval:
+the score column of Asiya's CSV is chosen by its exact name (F06), segment ids and scores need ASCII
+digits (F10), a FIFO is refused before it is opened (F13), and a UTF-8 BOM is dropped (F19); the
+docids file, the other small file iqeval reads beside the texts, is checked for FIFOs and BOMs too."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from helpers import ENDE, ende_config, run
+from test_bad_input import assert_user_error
+
+SYSTEMS = ("Facebook-AI", "HuaweiTSC", "NVIDIA-NeMo", "Online-W", "UEdin", "eTranslation")
+MQM = ENDE / "human" / "mqm.tsv"
+ASIYA_HEADER = "systemId,documentId,segmentId,judgeId,score"
+
+
+def judgements() -> list[tuple[str, str, str]]:
+    """(system, segment, score) of the bundled MQM file (600 rows, 6 systems, 100 segments)."""
+    rows = [line.split("\t") for line in MQM.read_text(encoding="utf-8").splitlines()[1:]]
+    return [(s, seg, score) for s, seg, score in rows]
+
+
+def asiya_csv(path: Path, header: str, row: str = "{system},,{segment},J,{score}", bom: bool = False) -> Path:
+    """The MQM judgements as Asiya's CSV; ``row`` formats one line (``raw`` = the negated score)."""
+    lines = [f"# {header}"] + [row.format(system=s, segment=seg, score=score, raw=-float(score))
+                               for s, seg, score in judgements()]
+    path.write_text(("\ufeff" if bom else "") + "\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def experiment(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The en-de sample, its 6 judged systems, BLEU only, scored."""
+    config = ende_config(tmp_path_factory.mktemp("hostile"), metrics=["BLEU"],
+                         systems={s: str(ENDE / "sys" / f"{s}.de") for s in SYSTEMS})
+    result = run("iqsetup", "-q", str(config))
+    assert result.returncode == 0, result.stderr
+    return config
+
+
+def iqeval(experiment: Path, human: Path, level: str = "sys") -> subprocess.CompletedProcess[str]:
+    """iqeval -assessments, Pearson only, as TSV (a bounded run: a blocked read fails the test)."""
+    return subprocess.run(["iqeval", "-assessments", str(human), "-G", level, "--corr", "pearson", "--resamples",
+                           "20", "--tsv", str(experiment)], capture_output=True, text=True, timeout=120)
+
+
+def pearson(result: subprocess.CompletedProcess[str]) -> float:
+    assert result.returncode == 0, result.stderr
+    rows = list(csv.DictReader(io.StringIO(result.stdout), delimiter="\t"))
+    assert len(rows) == 1 and rows[0]["metric"] == "BLEU", result.stdout
+    return float(rows[0]["score"])
+
+
+@pytest.fixture(scope="module")
+def expected(experiment: Path) -> dict[str, float]:
+    """Pearson of BLEU with the BOM-less MQM TSV, at -G sys and -G seg (the reference numbers)."""
+    return {level: pearson(iqeval(experiment, MQM, level)) for level in ("sys", "seg")}
+
+
+@pytest.mark.parametrize(("header", "row"), [
+    (ASIYA_HEADER, "{system},,{segment},J,{score}"),
+    # F06: the first field containing "score", rawScore (here the negated score), was taken: Pearson flipped sign
+    ("systemId,documentId,segmentId,judgeId,rawScore,score", "{system},,{segment},J,{raw},{score}"),
+    ("systemId,documentId,segmentId,judgeId,score,rawScore,zScore", "{system},,{segment},J,{score},{raw},{raw}"),
+    ("SYSTEMID, documentId, segmentid, JudgeId, Score, startTime", "{system}, , {segment}, J, {score}, 0"),
+    ("score,segmentId,systemId", "{score},{segment},{system}"),
+])
+def test_score_column_is_chosen_by_its_exact_name(experiment: Path, expected: dict[str, float], tmp_path: Path,
+                                                  header: str, row: str) -> None:
+    human = asiya_csv(tmp_path / "human.csv", header, row)
+    for level in ("sys", "seg"):
+        assert pearson(iqeval(experiment, human, level)) == pytest.approx(expected[level], abs=1e-12)
+
+
+def test_the_score_field_decides_the_sign(experiment: Path, expected: dict[str, float], tmp_path: Path) -> None:
+    """The control of the test above: negated values under ``score`` flip the correlation, so a reader
+    that took ``rawScore`` there would have been caught."""
+    human = asiya_csv(tmp_path / "human.csv", "systemId,documentId,segmentId,judgeId,rawScore,score",
+                      "{system},,{segment},J,{score},{raw}")
+    assert expected["sys"] > 0.1 and expected["seg"] > 0.1
+    for level in ("sys", "seg"):
+        assert pearson(iqeval(experiment, human, level)) == pytest.approx(-expected[level], abs=1e-12)
+
+
+@pytest.mark.parametrize(("header", "fragments"), [
+    ("systemId,documentId,segmentId,judgeId,rawScore", ("human.csv:1:", "no field named 'score'", "'rawScore'")),
+    ("systemId,documentId,segmentId,judgeId,rawScore,zScore",
+     ("human.csv:1:", "no field named 'score'", "'rawScore', 'zScore'", "not chosen by guess")),
+    ("systemId,documentId,segmentId,judgeId,score,Score", ("human.csv:1:", "names field 'Score' twice")),
+    ("systemId,segmentId,systemId,score", ("human.csv:1:", "names field 'systemId' twice")),
+    ("documentId,segmentId,judgeId,score", ("human.csv:1:", "no systemId field")),
+    ("systemId,documentId,segmentId,judgeId,grade", ("human.csv:1:", "no score field")),
+])
+def test_score_column_is_never_guessed(experiment: Path, tmp_path: Path, header: str,
+                                       fragments: tuple[str, ...]) -> None:
+    human = asiya_csv(tmp_path / "human.csv", header, "{system},,{segment},J,{score},{score}")
+    assert_user_error(iqeval(experiment, human), *fragments)
+
+
+@pytest.mark.parametrize(("text", "fragments"), [
+    ("UEdin\t\u00b2\t1\n", ("human.tsv:1:", "segment id '²' is not a positive integer")),  # F10: isdigit, not int
+    ("UEdin\t1\t0\nUEdin\t\u0663\t1\n", ("human.tsv:2:", "segment id '٣' is not a positive integer")),
+    ("UEdin\t\uff11\t1\n", ("human.tsv:1:", "segment id '１' is not a positive integer")),
+    ("UEdin\t1_0\t1\n", ("human.tsv:1:", "segment id '1_0' is not a positive integer")),
+    ("UEdin\t000\t1\n", ("human.tsv:1:", "segment id '000' is not a positive integer")),
+    ("UEdin\t" + "1" * 5000 + "\t1\n", ("human.tsv:1:", "is beyond the 100 segments")),
+    ("UEdin\t1\t\u0663\n", ("human.tsv:1:", "score '٣' is not a number")),
+    ("UEdin\t1\t1_0\n", ("human.tsv:1:", "score '1_0' is not a number")),
+    ("UEdin\t1\t1e999\n", ("human.tsv:1:", "score is '1e999', not a finite number")),
+    ("# " + ASIYA_HEADER + "\nUEdin,,\u00b2,J,1\n", ("human.tsv:2:", "segment id '²' is not a positive integer")),
+    ("# " + ASIYA_HEADER + "\nUEdin,UNKNOWN_DOC,\u00b9,J,1\n", ("human.tsv:2:", "segment id '¹'")),
+    ("# " + ASIYA_HEADER + "\n,,1,J,1\n", ("human.tsv:2:", "empty systemId")),
+])
+def test_segment_ids_and_scores_need_ascii_digits(experiment: Path, tmp_path: Path, text: str,
+                                                  fragments: tuple[str, ...]) -> None:
+    human = tmp_path / "human.tsv"
+    human.write_text(text, encoding="utf-8")
+    assert_user_error(iqeval(experiment, human, "seg"), *fragments)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_fifo_is_refused_without_blocking(experiment: Path, tmp_path: Path) -> None:
+    fifo = tmp_path / "human.tsv"
+    os.mkfifo(fifo)
+    started = time.monotonic()
+    result = iqeval(experiment, fifo)  # timeout=120: a blocking open would raise TimeoutExpired
+    assert time.monotonic() - started < 60
+    assert_user_error(result, f"{fifo}:", "is a FIFO (named pipe)")
+
+
+def test_directory_and_missing_file_are_refused(experiment: Path, tmp_path: Path) -> None:
+    assert_user_error(iqeval(experiment, tmp_path), f"{tmp_path}:", "is a directory")
+    assert_user_error(iqeval(experiment, tmp_path / "none.tsv"), "none.tsv:", "file not found")
+
+
+def test_utf8_bom_gives_the_same_numbers(experiment: Path, expected: dict[str, float], tmp_path: Path) -> None:
+    tsv = tmp_path / "bom.tsv"
+    tsv.write_bytes(b"\xef\xbb\xbf" + MQM.read_bytes())  # F19: was "segment id 'segment' ..."
+    crlf = tmp_path / "crlf.tsv"
+    crlf.write_bytes(b"\xef\xbb\xbf" + MQM.read_bytes().replace(b"\n", b"\r\n"))
+    asiya = asiya_csv(tmp_path / "bom.csv", ASIYA_HEADER, bom=True)
+    for human in (tsv, crlf, asiya):
+        for level in ("sys", "seg"):
+            assert pearson(iqeval(experiment, human, level)) == pytest.approx(expected[level], abs=1e-12)
+    utf16 = tmp_path / "utf16.tsv"
+    utf16.write_bytes(MQM.read_text(encoding="utf-8").encode("utf-16"))
+    assert_user_error(iqeval(experiment, utf16), "utf16.tsv:1:", "UTF-16")
+
+
+def docids_experiment(folder: Path, docids: Path) -> Path:
+    """The judged en-de experiment with documents: ids from ``docids`` (own cache in ``folder``)."""
+    folder.mkdir(exist_ok=True)
+    return ende_config(folder, metrics=["BLEU"], docids=str(docids),
+                       systems={s: str(ENDE / "sys" / f"{s}.de") for s in SYSTEMS})
+
+
+def test_docids_with_bom_name_the_same_documents(expected: dict[str, float], tmp_path: Path) -> None:
+    """A BOM on the docids file must not rename its first document ('\\ufeffd1' would end after line 1,
+    and Asiya's CSV judging d1's 50th segment would be refused)."""
+    docids = tmp_path / "bom.docids"
+    docids.write_text("\ufeff" + "d1\n" * 50 + "d2\n" * 50, encoding="utf-8")
+    config = docids_experiment(tmp_path / "exp", docids)
+    assert run("iqsetup", "-q", str(config)).returncode == 0
+    human = tmp_path / "docs.csv"  # segmentId counts within its document
+    rows = [f"{s},d{1 + (int(seg) > 50)},{(int(seg) - 1) % 50 + 1},J,{score}" for s, seg, score in judgements()]
+    human.write_text("\n".join([f"# {ASIYA_HEADER}", *rows]) + "\n", encoding="utf-8")
+    for level in ("sys", "seg"):
+        assert pearson(iqeval(config, human, level)) == pytest.approx(expected[level], abs=1e-12)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_docids_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "ids.docids"
+    os.mkfifo(fifo)
+    config = docids_experiment(tmp_path / "exp", fifo)
+    result = subprocess.run(["iqeval", "-assessments", str(MQM), "-G", "sys", str(config)], capture_output=True,
+                            text=True, timeout=120)
+    assert_user_error(result, f"{fifo}:", "is a FIFO (named pipe)")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_report_and_tune_read_judgements_the_same_way(experiment: Path, tmp_path: Path) -> None:
+    """``mteval report -assessments`` and ``mteval tune --assessments`` share the reader: one line, exit 2,
+    and no report written."""
+    fifo = tmp_path / "human.tsv"
+    os.mkfifo(fifo)
+    out = tmp_path / "report.html"
+    report = subprocess.run(["mteval", "report", str(experiment), "-assessments", str(fifo), "-o", str(out)],
+                            capture_output=True, text=True, timeout=120)
+    assert_user_error(report, f"{fifo}:", "is a FIFO (named pipe)")
+    assert not out.exists()
+    bad = asiya_csv(tmp_path / "raw.csv", "systemId,documentId,segmentId,judgeId,rawScore,zScore",
+                    "{system},,{segment},J,{raw},{raw}")
+    tune = subprocess.run(["mteval", "tune", str(experiment), "--assessments", str(bad), "-M", "BLEU",
+                           "--folds-by-line"], capture_output=True, text=True, timeout=120)
+    errors = [line for line in tune.stderr.splitlines() if not line.startswith("mteval: warning:")]  # folds by line
+    assert tune.returncode == 2 and "Traceback" not in tune.stderr and len(errors) == 1, tune.stderr
+    assert errors[0].startswith("mteval: error: ") and "raw.csv:1:" in errors[0] and "'rawScore', 'zScore'" in errors[0]
