@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import shutil
 import zlib
 from pathlib import Path
@@ -131,8 +132,10 @@ def test_own_metrics_listed_in_iqeval_config(manual: Path, tmp_path: Path) -> No
     folder = tmp_path / "copy"
     shutil.copytree(manual, folder)
     cache = folder / "IQsetup-cache"
-    for bleu in cache.rglob("BLEU-4.xml"):
-        shutil.copy(bleu, bleu.with_name("NEWMETRIC.xml"))
+    for bleu in cache.rglob("BLEU-4.xml"):  # a user's own file: its name, no signature, inputs or digest
+        text = re.sub(r' (signature|inputs|digest)="[^"]*"', "", bleu.read_text(encoding="utf-8"))
+        bleu.with_name("NEWMETRIC.xml").write_text(text.replace('metric="BLEU-4"', 'metric="NEWMETRIC"'),
+                                                   encoding="utf-8")
     config = folder / "IQeval.config"
     config.write_text(config.read_text(encoding="utf-8").replace("metrics=BLEU-4 ", "metrics=NEWMETRIC BLEU-4 "),
                       encoding="utf-8")

@@ -52,6 +52,15 @@ AUTO_PARALLEL_MIN = 200
 REMOTE_BATCHES_PER_SLOT = 4  # with a remote engine: batches per parallel slot (a lost worker costs little)
 
 
+def identity_of(language: str = "en", model_paths: dict[str, str] | None = None,
+                processors: str | None = None) -> str:
+    """The model identity an :class:`Annotator` with these options has, without creating its cache
+    folder or loading a model (iqeval checks score files against it: it only reads)."""
+    wanted = available_processors(language, processors or DEFAULT_PROCESSORS, model_paths)
+    return model_identity(resolve_models(language, wanted,
+                                         model_paths))
+
+
 class Annotator:
     """Cached Stanza annotation of segment texts (see the module docstring)."""
 

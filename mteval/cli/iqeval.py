@@ -32,10 +32,12 @@ from mteval.cli.common import SET_OPTIONS, run_command, verbatim_values
 from mteval.errors import MtevalError
 from mteval.pipeline import compare, correlate, evaluate, qarla_report, trial
 from mteval.pipeline.config import Experiment, load
+from mteval.pipeline.expected import StaleFile
 from mteval.pipeline.legacy_eval_config import computable
 from mteval.pipeline.sets import resolve
 from mteval.pipeline.setup import run_setup
 from mteval.pipeline.texts import LoadedTexts, load_texts
+from mteval.pipeline.verify import Verifier, open_cache
 from mteval.store.cache import ScoreCache
 
 Action = Callable[[argparse.Namespace, Experiment, ScoreCache, evaluate.Selection, Any], list[dict]]
@@ -142,12 +144,16 @@ def main(argv: list[str] | None = None) -> int:
             texts, _ = trial.score_trial(experiment, systems)
         else:
             texts = load_texts(experiment)
-        cache = ScoreCache(experiment.cache)
+        cache = open_cache(experiment, texts)  # every file read is checked against the texts and settings
         metrics = args.metrics if args.metrics or not tried else ",".join(experiment.metrics
                                                                            + experiment.learned_names)
         sel = evaluate.select(experiment, cache, len(texts), metrics, systems, args.references,
                               args.segments, args.level, args.doref)
-        records = [r for name in chosen for r in ACTIONS[name](args, experiment, cache, sel, texts)]
+        try:
+            records = [r for name in chosen for r in ACTIONS[name](args, experiment, cache, sel, texts)]
+        except StaleFile as stale:  # name every stale file of the selection in the one line
+            assert isinstance(cache.check, Verifier)
+            raise cache.check.summary(stale, evaluate.selected_files(sel)) from None
         render(records, args)
         return 0
 

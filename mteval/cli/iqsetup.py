@@ -43,6 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also write this IQeval.config for iqeval (manual §4.1), keeping your sets in it")
     parser.add_argument("-JACK", "--jack", action="store_true", help="also compute system/system files")
     parser.add_argument("-remake", "--remake", action="store_true", help="recompute existing files")
+    parser.add_argument("--take-over", action="store_true",
+                        help="replace files that another experiment sharing the cache wrote with other texts or "
+                             "settings (refused otherwise: docs/reliability.md)")
     parser.add_argument("-j", "--jobs", metavar="N",
                         help=f"worker processes, 1 to {MAX_JOBS} (default: the experiment's engine: {{jobs: N}}, "
                         "else one per core); the files are the same for any N")
@@ -73,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"iqsetup: [{time.perf_counter() - started:7.1f}s] {message}", file=sys.stderr, flush=True)
 
         report = run_setup(legacy_eval_config.computable(experiment), texts, jack=args.jack, remake=args.remake,
-                           progress=progress, jobs=jobs, dask=args.scheduler)
+                           progress=progress, jobs=jobs, dask=args.scheduler, take_over=args.take_over)
         if kept is not None:
             from mteval.pipeline.evaluate import default_metrics  # only for an IQeval.config
             from mteval.store.cache import ScoreCache

@@ -53,8 +53,15 @@ class AnnotationProvider:
         return [s for s in dict.fromkeys(s for segs in self.texts.values() for s in segs) if s not in table]
 
     def identity(self) -> str:
-        """Model identity for score signatures."""
-        return str(self.annotator.identity())
+        """Model identity for score signatures (computed without an annotator when none is made yet:
+        no cache folder is created, no model loaded)."""
+        if self._annotator is not None:
+            return str(self._annotator.identity())
+        from mteval.annotate.annotator import identity_of
+
+        options = self.experiment.annotation
+        return str(identity_of(self.experiment.language, options.get("model_paths"),
+                               options.get("processors")))
 
     def sentences(self, name: str, with_scores: bool = False) -> list[Any]:
         """Annotated sentences of one text (with parser arc scores when asked); every distinct

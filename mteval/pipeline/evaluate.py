@@ -132,6 +132,11 @@ def targets_and_refsets(sel: Selection) -> list[tuple[str, str]]:
     return [(target, refset_name(refs)) for target, refs in targets_and_references(sel)]
 
 
+def selected_files(sel: Selection) -> list[tuple[str, str, str]]:
+    """The (target, refset, metric) of every file the selection's -doOQ rows read."""
+    return [(target, refset, metric) for target, refset in targets_and_refsets(sel) for metric in sel.metrics]
+
+
 FILE = "file"  # the aggregate of a user's metric read as its file gives it (no rule known)
 
 

@@ -83,15 +83,19 @@ def _read(spec: LearnedSpec, config: Path) -> ModelFile:
     try:
         model = read_model(spec.path)
     except InputError as error:
-        raise InputError(error.problem + where, spec.path) from None
+        raise InputError(error.problem + where, spec.path, error.line) from None
     if not model.metric.selected():
         raise InputError("the model has no feature with a non-zero weight" + where, spec.path)
+    seen: dict[str, str] = {}
     for feature in model.metric.selected():
         try:
             registry.family_of(feature)
         except ConfigError:
             raise InputError(f"feature metric {quote(feature)} of the model is unknown to mteval"
                              f"{registry.did_you_mean(feature)}{where}", spec.path) from None
+        first = seen.setdefault(registry.canonical(feature), feature)
+        if first != feature:  # two spellings of one metric would read the same scores twice
+            raise InputError(f"feature {quote(feature)} listed twice (also as {quote(first)}){where}", spec.path)
     return model
 
 
@@ -109,9 +113,28 @@ def feature_files(cache: ScoreCache, target: str, refset: str, columns: Mapping[
 
 def inputs_of(files: Mapping[str, ScoreFile]) -> str:
     """The stored ``inputs`` of a learned metric's file: a digest of its feature files' texts and scores."""
-    text = "\n".join(f"{name}:{found.inputs}:{found.digest or content_digest(found.scores)}"
-                     for name, found in sorted(files.items()))
+    return features_digest({name: (found.inputs, found.digest or content_digest(found.scores))
+                            for name, found in files.items()})
+
+
+def features_digest(parts: Mapping[str, tuple[str, str]]) -> str:
+    """:func:`inputs_of` from each feature's (``inputs``, content digest)."""
+    text = "\n".join(f"{name}:{inputs}:{digest}" for name, (inputs, digest) in sorted(parts.items()))
     return "features:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def weighted_features(signature: str) -> tuple[str, ...] | None:
+    """The features named in a learned or tuned metric's signature (:func:`model_signature`,
+    ``mteval.pipeline.tuning``'s): ``NAME=WEIGHT`` items; None when it names none."""
+    parts = signature.split("|")
+    if len(parts) > 2 and parts[1].startswith("model:"):
+        weights = parts[2]
+    elif len(parts) > 1 and parts[1].startswith("tuned:"):
+        weights = parts[1].rsplit(":", 1)[1]
+    else:
+        return None
+    names = tuple(item.rpartition("=")[0] for item in weights.split(",") if "=" in item)
+    return names if names and all(names) else None
 
 
 def store_pair(cache: ScoreCache, target: str, refset: str, name: str, metric: LinearMetric,

@@ -22,7 +22,6 @@ this module alone writes the files, so they are the same for any number of jobs.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 from collections import defaultdict
@@ -30,13 +29,16 @@ from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from itertools import groupby
+from pathlib import Path
 from typing import TYPE_CHECKING, overload
 
+from mteval.errors import CacheError
 from mteval.metrics import registry
 from mteval.metrics.base import STATS, MetricFamily, Side
 from mteval.pipeline import hybrid
 from mteval.pipeline.annotation import AnnotationProvider
 from mteval.pipeline.config import Experiment
+from mteval.pipeline.expected import Expected
 from mteval.pipeline.texts import LoadedTexts
 from mteval.progress import Bar, bar
 from mteval.store.cache import ScoreCache, refset_name
@@ -118,12 +120,15 @@ class SetupRun:
     """One iqsetup run over an experiment's loaded texts."""
 
     def __init__(self, experiment: Experiment, texts: LoadedTexts, remake: bool = False,
-                 progress: Progress | None = None, cluster: DaskEngine | None = None) -> None:
+                 progress: Progress | None = None, cluster: DaskEngine | None = None,
+                 take_over: bool = False) -> None:
         self.experiment = experiment
         self.texts = texts
         self.remake = remake
+        self.take_over = take_over  # replace files another experiment sharing the cache wrote
         self.progress = progress or (lambda message: None)
-        self.cache = ScoreCache(experiment.cache)
+        self.cache = ScoreCache(experiment.cache, writer=writer_of(experiment))
+        self.others: list[tuple[str, str]] = []  # (file, experiment) another experiment wrote, now stale
         self.report = SetupReport()
         self.pairs: list[Pair] = []  # every pair of the run (set when it is planned)
         names = list(texts.references) + list(texts.systems)
@@ -131,6 +136,7 @@ class SetupRun:
         self.groups: dict[str, list[str]] = {}  # a reference-set member standing for several texts (HYB)
         self.cluster = cluster  # a Dask cluster computes (and parses) instead of local processes
         self.annotations = AnnotationProvider(experiment, self.segments, cluster)
+        self.expected = Expected(experiment, texts, self.annotations.identity)
         self._sides: dict[tuple[str, bool, bool], Side] = {}
 
     def add_group(self, name: str, texts: list[tuple[str, ...]]) -> None:
@@ -140,26 +146,18 @@ class SetupRun:
             self.segments[member] = segments
             self.annotations.add_text(member, segments)
         self.groups[name] = members
+        self.expected.add_group(name, dict(zip(members, texts, strict=True)))
 
     def members(self, name: str) -> list[str]:
         return self.groups.get(name, [name])
 
     def signature(self, family: MetricFamily, variant: str) -> str:
-        """The stored signature of a requested name: that of the canonical variant it denotes."""
-        signature = family.signature(registry.canonical(variant))
-        if family.needs_annotation:
-            signature += f"|annotation:{self.annotations.identity()}"
-        return signature
-
-    def digest(self, name: str) -> str:
-        if name in self.groups:
-            return hashlib.sha256("".join(self.digest(m) for m in self.groups[name]).encode()).hexdigest()[:16]
-        if name in self.segments and name not in self.texts.references and name not in self.texts.systems:
-            return hashlib.sha256("\n".join(self.segments[name]).encode()).hexdigest()[:16]
-        return self.texts.digest(name)
+        """The stored signature of a requested name (:meth:`Expected.signature`: iqeval checks it)."""
+        return self.expected.signature(family, variant)
 
     def inputs(self, pair: Pair) -> str:
-        return "+".join(self.digest(n) for n in (pair.target, *pair.references))
+        """The stored input digest of a pair (:meth:`Expected.inputs`: iqeval checks it)."""
+        return self.expected.inputs(pair.target, pair.references)
 
     def side(self, name: str, family: MetricFamily) -> Side:
         """A text as a metric sees it (annotated when the family needs it); built once per kind."""
@@ -184,9 +182,7 @@ class SetupRun:
         for references, group in by_refset.items():
             todo = []
             for pair in group:
-                inputs = self.inputs(pair)
-                stale = [v for v in variants if self.remake or not self.cache.is_current(
-                    pair.target, pair.refset, v, signatures[v], inputs, len(self.texts), needs_stats)]
+                stale = self._stale(pair, variants, signatures, needs_stats)
                 self.report.skipped += len(variants) - len(stale)
                 if stale:
                     todo.append((pair, stale))
@@ -194,6 +190,32 @@ class SetupRun:
                 members = tuple(m for r in references for m in self.members(r))
                 planned.append(Planned(family, references, members, todo, signatures, aggregate))
         return planned
+
+    def _stale(self, pair: Pair, variants: list[str], signatures: dict[str, str], needs_stats: bool) -> list[str]:
+        """The names of a pair to compute; a file not current that another experiment's iqsetup
+        wrote (its file still there) is noted in ``others`` (refused unless ``take_over``)."""
+        inputs, stale = self.inputs(pair), []
+        for variant in variants:
+            if self.cache.is_current(pair.target, pair.refset, variant, signatures[variant], inputs,
+                                     len(self.texts), needs_stats):
+                if self.remake:
+                    stale.append(variant)
+                continue
+            stale.append(variant)
+            path = self.cache.find(pair.target, pair.refset, variant)
+            owner = "" if path is None else self.cache.stamps.writer(path)
+            if owner and owner != self.cache.writer and Path(owner).is_file():
+                self.others.append((str(path), owner))
+        return stale
+
+    def refuse_others(self) -> None:
+        """Stop before anything is written when this run would overwrite another experiment's files."""
+        if self.others and not self.take_over:
+            path, owner = self.others[0]
+            raise CacheError(f"{len(self.others)} file(s) of this cache (first: {path}) were written by experiment "
+                             f"{owner} with other texts or settings; two experiments sharing a cache would overwrite "
+                             "each other's scores: give this one its own 'cache:', or run iqsetup --take-over",
+                             self.experiment.config_path)
 
     def unit(self, pieces: list[Piece]) -> Unit:
         """The work unit of some targets of one family against their reference sets (texts only;
@@ -221,12 +243,13 @@ class SetupRun:
 
 def run_setup(experiment: Experiment, texts: LoadedTexts, jack: bool = False, remake: bool = False,
               progress: Progress | None = None, targets: tuple[str, ...] | None = None,
-              jobs: int | None = None, dask: str | None = None) -> SetupReport:
+              jobs: int | None = None, dask: str | None = None, take_over: bool = False) -> SetupReport:
     """Compute (or find up to date) every requested metric file of an experiment, holding the
     cache's lock (a concurrent run on the same cache waits). ``jobs``: worker processes (None: the
     experiment's ``engine: {jobs: N}``, else one per core); ``dask``: a Dask scheduler's address
     (or ``local``; None: the experiment's ``engine: {dask: ...}``), to compute there instead. The
-    files are the same either way."""
+    files are the same either way. ``take_over``: replace files that another experiment sharing
+    the cache wrote with other texts or settings (refused otherwise)."""
     models: list[LearnedModel] = []
     if experiment.learned:
         from mteval.pipeline import learned
@@ -239,13 +262,18 @@ def run_setup(experiment: Experiment, texts: LoadedTexts, jack: bool = False, re
             from mteval.pipeline.dask_engine import DaskEngine
 
             cluster = stack.enter_context(DaskEngine(address, jobs or experiment.jobs, progress))
-        run = SetupRun(experiment, texts, remake, progress, cluster)
+        run = SetupRun(experiment, texts, remake, progress, cluster, take_over)
         try:
             report = _run_setup(run, jack, targets, jobs_of(experiment, jobs))
             _write_learned(run, models, report)
         finally:  # what was written or read whole, even when the run stops half-way
             run.cache.write_stamps()
         return report
+
+
+def writer_of(experiment: Experiment) -> str:
+    """How a run's files name their writer in the stamps: the experiment file's absolute path."""
+    return str(Path(experiment.config_path).resolve())
 
 
 def hybrid_pairs(experiment: Experiment, targets: tuple[str, ...] | None = None) -> list[Pair]:
@@ -274,6 +302,7 @@ def _run_setup(run: SetupRun, jack: bool, targets: tuple[str, ...] | None, jobs:
     for family_name, variants in registry.group_by_family(experiment.metrics).items():
         family = registry.create(family_name, experiment.case_sensitive)
         planned += run.plan_family(family, variants, pairs)  # stale work only: no text parsed yet
+    run.refuse_others()
     _compute(run, chunked(planned, 2 if run.cluster else jobs), jobs)
     return run.report
 

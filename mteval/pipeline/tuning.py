@@ -44,6 +44,7 @@ from mteval.pipeline.config import Experiment
 from mteval.pipeline.evaluate import higher_is_better
 from mteval.pipeline.learned import differing, feature_files, model_signature, store_pair
 from mteval.pipeline.texts import LoadedTexts
+from mteval.pipeline.verify import open_cache
 from mteval.store.cache import ScoreCache, refset_name
 from mteval.store.iqxml import parse
 from mteval.store.lock import exclusive
@@ -207,12 +208,18 @@ def _signature(name: str, model: LinearMetric, options: TuneOptions, identity: s
 
 def _store(experiment: Experiment, texts: LoadedTexts, cache: ScoreCache, name: str, model: LinearMetric,
            signature: str, trained: Mapping[str, str] | None = None) -> tuple[int, list[str]]:
-    """Apply ``model`` to every (target, reference set) pair of the cache with all its features
-    (:func:`mteval.pipeline.learned.store_pair`); (files written, features whose cached signature
-    differs from the one in ``trained``)."""
+    """Apply ``model`` to every (target, reference set) pair of the experiment (system/system ones
+    included) whose features are all in the cache (:func:`mteval.pipeline.learned.store_pair`);
+    (files written, features whose cached signature differs from the one in ``trained``). Pairs of
+    texts the experiment does not have (a ``-TRYoq`` trial, another experiment's) are left alone:
+    their features cannot be checked against their texts."""
+    from mteval.pipeline.setup import hybrid_pairs, plan_pairs
+
+    ours = {(p.target, p.refset) for p in plan_pairs(experiment, jack=True) + hybrid_pairs(experiment)}
     pairs: dict[tuple[str, str], set[str]] = {}
     for target, refset, metric in cache.available():
-        pairs.setdefault((target, refset), set()).add(metric)
+        if (target, refset) in ours:
+            pairs.setdefault((target, refset), set()).add(metric)
     used, written, differ = model.selected(), 0, set()
     with exclusive(experiment.cache):
         for (target, refset), metrics in sorted(pairs.items()):
@@ -237,7 +244,7 @@ def tune_metric(experiment: Experiment, texts: LoadedTexts, features: tuple[str,
     if options.save_model and not Path(options.save_model).resolve().parent.is_dir():
         raise ConfigError(f"--save-model {options.save_model}: its folder does not exist (checked before tuning, "
                           "so that nothing is stored without its model file)")
-    cache = ScoreCache(experiment.cache)
+    cache = open_cache(experiment, texts)  # features checked against the texts and settings
     documents = document_labels(experiment, texts, folds_by_line)  # before reading anything: refuse or warn first
     data, rated, baseline = _judged(experiment, texts, cache, features, assessments, documents)
     try:
@@ -250,12 +257,12 @@ def tune_metric(experiment: Experiment, texts: LoadedTexts, features: tuple[str,
                          "smaller --l1-ratio or other features", assessments)
     report = build_report(data, nested, baseline, BASELINE, options.by_documents, options.n_boot)
     identity = training_identity(assessments, experiment.name)
-    written = _store(experiment, texts, cache, name, model, _signature(name, model, options, identity))[0]
-    if options.save_model:
+    if options.save_model:  # before storing: a model file that cannot be written stores nothing
         _save_model(options.save_model, name, model, cache, rated[0], refset_name(experiment.reference_names),
                     {"experiment": experiment.name, "assessments": str(assessments), "identity": identity,
                      "systems": rated, "points": len(data.human),
                      "documents": len(np.unique(data.documents))}, report)
+    written = _store(experiment, texts, cache, name, model, _signature(name, model, options, identity))[0]
     dropped = tuple(n for n in features if n not in model.selected())
     return TuningResult(_validation(data, nested, options.objective), model, len(data.human), written, report,
                         dropped, BASELINE if baseline is not None else None, identity)
@@ -263,7 +270,8 @@ def tune_metric(experiment: Experiment, texts: LoadedTexts, features: tuple[str,
 
 def _save_model(path: str, name: str, model: LinearMetric, cache: ScoreCache, target: str, refset: str,
                 training: dict[str, object], report: list[FoldReport]) -> None:
-    """The portable model file, with the signatures of the cached feature scores it was trained on."""
+    """The portable model file, with the signatures of the cached feature scores it was trained on,
+    written atomically (an unwritable ``path`` is one ConfigError naming it; the old file stays)."""
     signatures = {}
     for feature in model.selected():
         found = cache.find(target, refset, feature)
@@ -306,5 +314,5 @@ def apply_model_file(experiment: Experiment, texts: LoadedTexts, path: str | Pat
     cached signature differs from the one the model was trained on: scores computed differently).
     An experiment's ``learned:`` key has iqsetup do this (:mod:`mteval.pipeline.learned`)."""
     model = read_model(path)
-    return _store(experiment, texts, ScoreCache(experiment.cache), name, model.metric,
+    return _store(experiment, texts, open_cache(experiment, texts), name, model.metric,
                   model_signature(name, path, model), model.signatures)

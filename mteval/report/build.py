@@ -16,11 +16,11 @@ from mteval.meta.assessments import read_assessments
 from mteval.pipeline.config import load
 from mteval.pipeline.evaluate import SubsetTexts, select
 from mteval.pipeline.texts import load_texts
+from mteval.pipeline.verify import open_cache
 from mteval.report import analysis, syntax
 from mteval.report.data import RecordingCache, problem_lines, signatures_of, system_scores
 from mteval.report.drilldown import drill
 from mteval.report.model import Report
-from mteval.store.cache import ScoreCache
 
 LOG = logging.getLogger(__name__)
 MISSING_LISTED = 50  # the banner names at most this many unreadable files
@@ -57,10 +57,10 @@ def build(config: str | Path, options: Options) -> Report:
     A progress bar (:mod:`mteval.progress`) advances over the sections as they are computed."""
     _check(options)
     experiment = load(config)
-    cache = ScoreCache(experiment.cache)
+    texts = load_texts(experiment)
+    cache = open_cache(experiment, texts)  # every file read is checked against the texts and settings
     if not cache.root.is_dir() or not cache.available():
         raise CacheError(f"no score files: run iqsetup {config} first", cache.root)
-    texts = load_texts(experiment)
     sel = select(experiment, cache, len(texts), options.metrics, options.systems, options.references,
                  options.segments, "sys")
     reader = RecordingCache(cache)

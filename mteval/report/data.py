@@ -15,7 +15,7 @@ from mteval.io.corpus import DocumentIndex
 from mteval.pipeline.evaluate import Selection, SubsetTexts, level_records
 from mteval.scores import ScoreSet
 from mteval.store.cache import ScoreCache, refset_name
-from mteval.store.iqxml import ScoreFile, parse
+from mteval.store.iqxml import ScoreFile
 
 Key = tuple[str, str, str]  # (target, refset, metric)
 
@@ -43,7 +43,7 @@ class RecordingCache:
             path = self.cache.find(target, refset, metric)
             if path is None:
                 raise CacheError("missing", self.cache.root / target / refset / f"{metric}.xml")
-            found = parse(path, n_segments)
+            found = self.cache.read(target, refset, metric, n_segments)[1]  # checked, when the cache checks
         except CacheError as exc:
             self.problems[key] = exc.format()
             raise

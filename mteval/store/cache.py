@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 from mteval.errors import CacheError
@@ -21,12 +22,13 @@ from mteval.files import write_atomic
 from mteval.names import check_component
 from mteval.scores import ScoreSet
 from mteval.store import refsets
-from mteval.store.iqxml import ScoreFile, parse, to_xml
+from mteval.store.iqxml import MAX_BYTES, ScoreFile, parse, to_xml
 from mteval.store.stamps import Facts, Stamps, fingerprint, written_facts
 
 SUFFIXES = (".xml", ".xml.gz")
 SPILL_PREFIX = ".spill-"  # a worker pool's spill folder in the cache root (mteval.pipeline.shipping)
 LOG = logging.getLogger(__name__)
+Check = Callable[[Path, str, str, str, ScoreFile], None]  # raises CacheError for a file that may not be shown
 
 
 def refset_name(references: list[str] | tuple[str, ...]) -> str:
@@ -68,8 +70,10 @@ class ScoreCache:
     the cache is refused when read.
     """
 
-    def __init__(self, root: str | Path) -> None:
+    def __init__(self, root: str | Path, check: Check | None = None, writer: str = "") -> None:
         self.root = Path(root)
+        self.writer = writer  # the experiment file whose run writes (kept in the stamps: who wrote a file)
+        self.check = check  # every read passes it (iqeval's: mteval.pipeline.verify)
         self.stamps = Stamps()  # what is known of files written or read whole (mteval.store.stamps)
         self._checked: set[str] = set()  # path components found valid (a run asks for each many times)
         self._real_root: Path | None = None
@@ -140,7 +144,7 @@ class ScoreCache:
         atomic_write(path, data)
         facts = written_facts(score_file, data, len(doc_ids))
         if facts is not None:
-            self.stamps.record_bytes(path, data, facts)
+            self.stamps.record_bytes(path, data, facts, self.writer)
         return path
 
     def write_stamps(self) -> None:
@@ -149,12 +153,16 @@ class ScoreCache:
         self.stamps.write()
 
     def read(self, target: str, refset: str, metric: str, n_segments: int | None = None) -> tuple[Path, ScoreFile]:
-        """The file of a triple and its content; CacheError when there is no file."""
+        """The file of a triple and its content, passed through ``check``; CacheError when there is
+        no file (or ``check`` refuses it)."""
         path = self.find(target, refset, metric)
         if path is None:
             raise CacheError(f"no scores for metric {metric!r}, target {target!r}, references "
                              f"{refset!r} (run iqsetup first)", self.root / target / refset)
-        return path, parse(path, n_segments)
+        found = parse(path, n_segments)
+        if self.check is not None:
+            self.check(path, target, refset, metric, found)
+        return path, found
 
     def load(self, target: str, refset: str, metric: str, n_segments: int | None = None) -> ScoreSet:
         """Scores of a triple; CacheError when there is no file."""
@@ -179,6 +187,14 @@ class ScoreCache:
     def _verify(self, path: Path, n_segments: int | None) -> Facts | None:
         """Read a file whole (None, with a warning, when it is damaged) and stamp it, unless it
         changed while being read."""
+        try:
+            size = path.stat().st_size
+        except OSError:
+            return None
+        if size > MAX_BYTES + (1 << 20):  # beyond what parse reads, even gzipped: damaged, not hashed
+            LOG.warning("damaged score file, computing it again: %s: %d bytes, larger than a score file can be "
+                        "(%d)", path, size, MAX_BYTES)
+            return None
         before = fingerprint(path)
         try:
             found = parse(path, n_segments)  # read whole: a damaged file is not current

@@ -263,8 +263,13 @@ def _number(text: str | None, path: Path, line: int | None, what: str) -> float:
     return value
 
 
+def _digits(text: str) -> bool:
+    """ASCII digits only, at most 12 (``str.isdigit`` also takes ``²``, which ``int`` refuses)."""
+    return text.isascii() and text.isdigit() and len(text) <= 12
+
+
 def _segment_number(raw: str | None, path: Path, line: int | None) -> int:
-    if raw is None or not raw.strip().isdigit() or int(raw) < 1:
+    if raw is None or not _digits(raw.strip()) or int(raw) < 1:
         raise CacheError(f"<S> needs n=\"1\", n=\"2\"... (a segment number), got {raw!r}"[:120], path, line)
     return int(raw)
 
@@ -388,7 +393,7 @@ def _statistics(reader: _Reader, size: int, path: Path) -> np.ndarray | None:
     declared = reader.root.get("n_stats")
     if not reader.stats and declared is None:
         return None
-    if declared is None or not declared.isdigit() or not 0 < int(declared) <= MAX_STATS:
+    if declared is None or not _digits(declared) or not 0 < int(declared) <= MAX_STATS:
         raise CacheError(f"n_stats={declared!r}: expected the number of statistics per segment (1 to {MAX_STATS})",
                          path)
     width = int(declared)
@@ -417,3 +422,24 @@ def parse(path: Path, n_segments: int | None = None) -> ScoreFile:
         raise CacheError("scores do not match the file's digest (damaged after it was written)", path)
     return ScoreFile(root.get("metric", ""), target, root.get("ref", ""), scores, root.get("signature", ""),
                      root.get("inputs", ""), root.get("digest", ""), root.get("aggregate", ""))
+
+
+HEADER_BYTES = 1 << 20  # the root start tag must end within this many bytes (a signature is < 1 KB)
+
+
+def header(path: Path) -> dict[str, str]:
+    """The attributes of a score file's root element, read from its first bytes only (the cheap
+    check of ``mteval.pipeline.expected`` before a full :func:`parse`); ``{}`` when the root
+    cannot be read so (the full read then reports why). Same safe parser options as :func:`parse`."""
+    parser = etree.XMLPullParser(events=("start",), **_PARSER_OPTIONS)
+    try:
+        with _open(path) as raw:
+            read = 0
+            while read < HEADER_BYTES and (chunk := raw.read(16384)):
+                read += len(chunk)
+                parser.feed(chunk)
+                for _, element in parser.read_events():
+                    return {str(k): str(v) for k, v in element.attrib.items()}
+    except (etree.XMLSyntaxError, CacheError, OSError, EOFError, zlib.error):
+        return {}
+    return {}

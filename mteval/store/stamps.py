@@ -31,7 +31,8 @@ from mteval.files import write_atomic
 from mteval.store import iqxml
 
 INDEX = ".stamps.json"
-FORMAT = "mteval-stamps/1"
+FORMAT = "mteval-stamps/2"  # /1 indexes (no writer) are read too
+FORMATS = ("mteval-stamps/1", FORMAT)
 MAX_INDEX_BYTES = 16 * 1024 * 1024  # a larger index is ignored (a folder holds tens of files)
 LOG = logging.getLogger(__name__)
 Fingerprint = tuple[int, str]  # (size, sha256 of the bytes)
@@ -60,11 +61,13 @@ class Facts:
 
 @dataclass(frozen=True)
 class Stamp:
-    """An index entry: the file's bytes (size, sha256) and their facts."""
+    """An index entry: the file's bytes (size, sha256), their facts, and the experiment file whose
+    iqsetup wrote them ("" when not known: a file read, not written; docs/reliability.md)."""
 
     size: int
     sha256: str
     facts: Facts
+    writer: str = ""
 
 
 def fingerprint(path: Path, size: int | None = None) -> Fingerprint | None:
@@ -132,27 +135,41 @@ class Stamps:
             return None
         return stamp.facts
 
-    def record(self, path: Path, found: Fingerprint, facts: Facts) -> None:
-        """Stamp a file whose bytes have the fingerprint ``found`` (written, or verified whole)."""
+    def writer(self, path: Path) -> str:
+        """The experiment file that wrote a file whose bytes are still those stamped ("" if unknown)."""
+        stamp = self._entries(path.parent).get(path.name)
+        if stamp is None or not stamp.writer or fingerprint(path, stamp.size) != (stamp.size, stamp.sha256):
+            return ""
+        return stamp.writer
+
+    def record(self, path: Path, found: Fingerprint, facts: Facts, writer: str = "") -> None:
+        """Stamp a file whose bytes have the fingerprint ``found`` (written by ``writer``'s run, or
+        verified whole)."""
         entries = self._entries(path.parent)
-        stamp = Stamp(found[0], found[1], facts)
+        stamp = Stamp(found[0], found[1], facts, writer)
         if entries.get(path.name) != stamp:
             entries[path.name] = stamp
             self._changed.add(path.parent)
 
-    def record_bytes(self, path: Path, data: bytes, facts: Facts) -> None:
-        self.record(path, (len(data), hashlib.sha256(data).hexdigest()), facts)
+    def record_bytes(self, path: Path, data: bytes, facts: Facts, writer: str = "") -> None:
+        self.record(path, (len(data), hashlib.sha256(data).hexdigest()), facts, writer)
 
     def write(self) -> None:
-        """Write the changed folders' indexes (entries of files no longer there dropped); a folder
-        that cannot be written is warned about and skipped (its files are read whole next time)."""
+        """Write the changed folders' indexes (entries of files no longer there dropped); folders
+        that cannot be written are skipped, with one warning for all (their files are read whole
+        next time)."""
+        failed: list[tuple[Path, object]] = []
         for folder in sorted(self._changed):
             try:
                 _write_index(folder, self._folders[folder])
             except (OSError, CacheError) as exc:
-                LOG.warning("%s: cannot write the stamp index (%s); its files will be read whole next time",
-                            folder, getattr(exc, "strerror", None) or exc)
+                failed.append((folder, getattr(exc, "strerror", None) or exc))
         self._changed.clear()
+        if failed:  # one warning however many folders (a full disk fails them all)
+            folder, why = failed[0]
+            others = f" and {len(failed) - 1} other folder(s)" if len(failed) > 1 else ""
+            LOG.warning("%s%s: cannot write the stamp index (%s); their files will be read whole next time",
+                        folder, others, why)
 
     def _entries(self, folder: Path) -> dict[str, Stamp]:
         if folder not in self._folders:
@@ -184,7 +201,7 @@ def _decode(data: bytes) -> dict[str, Stamp]:
     if len(data) > MAX_INDEX_BYTES:
         raise ValueError(f"larger than {MAX_INDEX_BYTES} bytes")
     document = json.loads(data)
-    if not isinstance(document, dict) or document.get("format") != FORMAT:
+    if not isinstance(document, dict) or document.get("format") not in FORMATS:
         raise ValueError(f"not a {FORMAT} index")
     files = document["files"]
     if not isinstance(files, dict) or document.get("check") != _check(files):
@@ -194,14 +211,16 @@ def _decode(data: bytes) -> dict[str, Stamp]:
 
 def _stamp(name: str, entry: Any) -> Stamp:
     fields = {"size": int, "sha256": str, "signature": str, "inputs": str, "digest": bool, "stats": bool,
-              "segments": int}
+              "segments": int, "writer": str}
+    if isinstance(entry, dict) and "writer" not in entry:  # a /1 index
+        entry = {**entry, "writer": ""}
     if (not isinstance(entry, dict) or set(entry) != set(fields) or "/" in name or name.startswith(".")
             or any(type(entry[key]) is not kind for key, kind in fields.items())):  # bool is no int here
         raise ValueError(f"bad entry for {name[:40]!r}")
     if entry["size"] < 0 or entry["segments"] < 0 or len(entry["sha256"]) != 64:
         raise ValueError(f"bad entry for {name[:40]!r}")
     facts = Facts(entry["signature"], entry["inputs"], entry["digest"], entry["stats"], entry["segments"])
-    return Stamp(entry["size"], entry["sha256"], facts)
+    return Stamp(entry["size"], entry["sha256"], facts, entry["writer"])
 
 
 def _check(files: Any) -> str:
@@ -216,7 +235,7 @@ def _write_index(folder: Path, entries: dict[str, Stamp]) -> None:
     if folder.is_symlink() or folder.parent.is_symlink() or not folder.is_dir():
         return
     present = set(os.listdir(folder))
-    files = {name: {"size": s.size, "sha256": s.sha256, **asdict(s.facts)}
+    files = {name: {"size": s.size, "sha256": s.sha256, **asdict(s.facts), "writer": s.writer}
              for name, s in sorted(entries.items()) if name in present}
     path = folder / INDEX
     if not files:
