@@ -20,6 +20,7 @@ import hashlib
 import json
 import logging
 import os
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -149,6 +150,8 @@ def _file_digest(path: str, size: int, mtime: float) -> str:
 
 def _digest(path: Path) -> str:
     st = path.stat()
+    if not stat.S_ISREG(st.st_mode):  # never opened: a FIFO would block
+        raise ConfigError("is not a regular file; a model is a file", path)
     return _file_digest(str(path), st.st_size, st.st_mtime)
 
 

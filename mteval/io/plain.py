@@ -48,6 +48,12 @@ def _not_regular(mode: int) -> str | None:
     return next((kind for test, kind in _KINDS if test(mode)), "not a regular file")
 
 
+def not_regular(path: str | Path) -> str | None:
+    """What a path is when it is not a regular file (``a FIFO (named pipe)``...), by ``os.stat``:
+    never opened (a FIFO would block). OSError (FileNotFoundError) as ``os.stat`` raises it."""
+    return _not_regular(os.stat(path).st_mode)
+
+
 def read_bytes(path: str | Path) -> bytes:
     """A regular file's bytes, with a one-line error when it is not one or cannot be read.
 

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from mteval.errors import ConfigError, quote
+from mteval.io.plain import not_regular
 
 MAX_CONFIG_BYTES = 1 << 20  # an experiment file is read up to 1 MiB, and refused beyond
 MAX_NODES = 100_000  # YAML nodes, aliases expanded
@@ -58,6 +59,9 @@ _Loader.add_constructor("tag:yaml.org,2002:map", _construct_map)
 def read_config_text(path: Path) -> str:
     """The file's text: at most MAX_CONFIG_BYTES bytes of UTF-8."""
     try:
+        kind = not_regular(path)
+        if kind is not None:  # checked before opening: a FIFO would block
+            raise ConfigError(f"is {kind}, expected an experiment file", path)
         with path.open("rb") as handle:
             raw = handle.read(MAX_CONFIG_BYTES + 1)
     except FileNotFoundError:
