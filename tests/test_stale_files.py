@@ -235,3 +235,23 @@ def test_stamps_name_their_writer_and_read_old_indexes(experiment: Path, tmp_pat
     document = {"format": "mteval-stamps/1", "files": files, "check": stamps._check(files)}
     (folder / stamps.INDEX).write_text(json.dumps(document), encoding="utf-8")
     assert {s.writer for s in stamps.read_index(folder).values()} == {""}
+
+
+def test_renamed_sgml_documents_are_refused_until_remade(tmp_path: Path) -> None:
+    """Docids of SGML texts are not in the texts' digests: a document renamed in every file (the
+    segments the same) is caught by the files' own document list, and -remake recomputes."""
+    sgml = tmp_path / "sgml"
+    shutil.copytree(ENDE.parent / "wmt21-ruen-sample" / "sgml", sgml)
+    config = tmp_path / "sgml.yaml"
+    text = (ENDE.parents[1] / "configs" / "example-sgml.yaml").read_text(encoding="utf-8")
+    text = text.replace("../data/wmt21-ruen-sample/sgml", str(sgml)).replace("../demo-cache/", f"{tmp_path}/")
+    config.write_text(text, encoding="utf-8")
+    _setup(config)
+    before = _tsv(config, "-G", "doc", "-M", "BLEU")
+    for path in sgml.glob("*.sgm"):
+        path.write_text(path.read_text(encoding="utf-8").replace('"kp.235560"', '"kp.renamed"'), encoding="utf-8")
+    _refused(run("iqeval", "-doOQ", "-G", "doc", "-M", "BLEU", str(config)), "document ids changed",
+             "run iqsetup -remake")
+    _setup(config, "-remake")
+    after = _tsv(config, "-G", "doc", "-M", "BLEU")
+    assert after == before.replace("\tkp.235560\t", "\tkp.renamed\t") and after != before

@@ -41,10 +41,11 @@ class Verifier:
         """The check of every read (``ScoreCache.check``): StaleFile when the file does not match."""
         head = Header.of(found)
         problem = self.problem(head, target, refset, metric)
-        if problem is None and head.computed:
-            problem = self._documents(found)
         if problem is not None:
             raise StaleFile(f"{problem}; {self.hint}", path)
+        if head.computed and self._documents(found) is not None:  # SGML docids renamed, the texts the same:
+            raise StaleFile(f"{self._documents(found)}; run iqsetup -remake {self.expected.experiment.config_path}",
+                            path)  # their digests do not see it, so only -remake recomputes
 
     def problem(self, head: Header, target: str, refset: str, metric: str, depth: int = 0) -> str | None:
         """Why a file with this header cannot be shown as ``target``/``refset``/``metric``; None if it can."""
