@@ -25,11 +25,11 @@ def _setup(config: Path, *extra: str) -> None:
     assert result.returncode == 0, result.stderr
 
 
-def _refused(result, *fragments: str) -> str:  # type: ignore[no-untyped-def]
+def _refused(result, *fragments: str, prog: str = "iqeval") -> str:  # type: ignore[no-untyped-def]
     """One error line, exit 2, no output; the line."""
     assert result.returncode == 2, (result.returncode, result.stdout, result.stderr)
     assert result.stdout == ""
-    lines = [line for line in result.stderr.splitlines() if line.startswith("iqeval: error:")]
+    lines = [line for line in result.stderr.splitlines() if line.startswith(f"{prog}: error:")]
     assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
     for fragment in fragments:
         assert fragment in lines[0], (fragment, lines[0])
@@ -67,6 +67,9 @@ def test_a_changed_system_text_is_refused_then_recomputed(experiment: Path, tmp_
     for options in ((), ("-T", "1-30"), ("-G", "seg", "-M", "BLEU")):
         line = _refused(run("iqeval", "-doOQ", *options, str(experiment)), "UEdin", "run iqsetup", str(experiment))
         assert "computed from other texts: UEdin changed" in line
+    page = tmp_path / "report.html"
+    _refused(run("mteval", "report", str(experiment), "-o", str(page)), "score files do not match", prog="mteval")
+    assert not page.exists()
     whole = _refused(run("iqeval", "-doOQ", str(experiment)))
     assert re.search(r"\b[0-9]+ score files do not match", whole), whole  # every stale file counted in one line
     _setup(experiment)

@@ -37,7 +37,7 @@ from mteval.pipeline.legacy_eval_config import computable
 from mteval.pipeline.sets import resolve
 from mteval.pipeline.setup import run_setup
 from mteval.pipeline.texts import LoadedTexts, load_texts
-from mteval.pipeline.verify import Verifier, open_cache
+from mteval.pipeline.verify import open_cache, verifier_of
 from mteval.store.cache import ScoreCache
 
 Action = Callable[[argparse.Namespace, Experiment, ScoreCache, evaluate.Selection, Any], list[dict]]
@@ -152,8 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             records = [r for name in chosen for r in ACTIONS[name](args, experiment, cache, sel, texts)]
         except StaleFile as stale:  # name every stale file of the selection in the one line
-            assert isinstance(cache.check, Verifier)
-            raise cache.check.summary(stale, evaluate.selected_files(sel)) from None
+            raise verifier_of(cache).summary(stale, evaluate.selected_files(sel)) from None
         render(records, args)
         return 0
 

@@ -155,9 +155,17 @@ class Verifier:
                     out.append((path, problem))
         return out
 
-    def summary(self, first: StaleFile, triples: list[tuple[str, str, str]]) -> StaleFile:
-        """One line for every stale file of a selection (``first``: the one a read stopped at)."""
+    def require(self, triples: list[tuple[str, str, str]]) -> None:
+        """Refuse, in one line, a selection with a stale file (headers only: before any work)."""
         stale = self.sweep(triples)
+        if stale:
+            path, problem = stale[0]
+            raise self.summary(StaleFile(f"{problem}; {self.hint}", path), triples, stale)
+
+    def summary(self, first: StaleFile, triples: list[tuple[str, str, str]],
+                stale: list[tuple[Path, str]] | None = None) -> StaleFile:
+        """One line for every stale file of a selection (``first``: the one a read stopped at)."""
+        stale = self.sweep(triples) if stale is None else stale
         if len(stale) <= 1:
             return first
         root = self.cache.root
@@ -181,6 +189,13 @@ def _named(head: Header, target: str, refset: str, metric: str) -> str | None:
 
 def open_cache(experiment: Experiment, texts: LoadedTexts) -> ScoreCache:
     """The experiment's cache, every read checked against its current texts and settings."""
-    cache = ScoreCache(experiment.cache)
+    cache = ScoreCache(experiment.cache, writer=str(Path(experiment.config_path).resolve()))
     cache.check = Verifier(with_generated(Expected(experiment, texts)), cache)
     return cache
+
+
+def verifier_of(cache: ScoreCache) -> Verifier:
+    """The :class:`Verifier` of a cache from :func:`open_cache`."""
+    if not isinstance(cache.check, Verifier):
+        raise TypeError("not a cache from open_cache")
+    return cache.check

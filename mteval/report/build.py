@@ -14,9 +14,9 @@ from mteval.errors import CacheError, ConfigError, quote
 from mteval.files import write_atomic
 from mteval.meta.assessments import read_assessments
 from mteval.pipeline.config import load
-from mteval.pipeline.evaluate import SubsetTexts, select
+from mteval.pipeline.evaluate import SubsetTexts, select, selected_files
 from mteval.pipeline.texts import load_texts
-from mteval.pipeline.verify import open_cache
+from mteval.pipeline.verify import open_cache, verifier_of
 from mteval.report import analysis, syntax
 from mteval.report.data import RecordingCache, problem_lines, signatures_of, system_scores
 from mteval.report.drilldown import drill
@@ -63,6 +63,7 @@ def build(config: str | Path, options: Options) -> Report:
         raise CacheError(f"no score files: run iqsetup {config} first", cache.root)
     sel = select(experiment, cache, len(texts), options.metrics, options.systems, options.references,
                  options.segments, "sys")
+    verifier_of(cache).require(selected_files(sel))  # a stale file of the main table: one line, no page
     reader = RecordingCache(cache)
     rows = np.asarray(sel.segments, dtype=np.intp) - 1
     with progress.bar(len(SECTIONS), "report", unit="section") as shown:
