@@ -28,7 +28,7 @@ MYPY_PATHS = mteval/io mteval/store mteval/cli mteval/pipeline/safe_yaml.py mtev
 	mteval/meta/qarla.py mteval/meta/king.py mteval/meta/jack.py mteval/meta/optimize.py mteval/meta/correlation.py \
 	mteval/meta/significance.py mteval/meta/assessments.py mteval/pipeline/qarla_report.py mteval/pipeline/correlate.py \
 	mteval/pipeline/tuning.py mteval/meta/weight_tuning.py mteval/meta/judged.py mteval/meta/feature_prep.py mteval/meta/learners.py mteval/meta/linear_metric.py mteval/meta/nested_cv.py mteval/meta/ulc.py mteval/meta/greedy_ridge.py mteval/meta/tune_stats.py mteval/meta/tune_report.py mteval/meta/model_file.py \
-	mteval/pipeline/legacy_eval_config.py mteval/pipeline/import_mtme.py mteval/pipeline/compare.py mteval/pipeline/engine.py mteval/pipeline/shipping.py mteval/pipeline/dask_engine.py mteval/pipeline/learned.py mteval/annotate/remote.py mteval/report mteval/meta/wmt_stats.py mteval/meta/paired.py mteval/meta/clusters.py mteval/progress.py mteval/processes.py \
+	mteval/pipeline/legacy_eval_config.py mteval/pipeline/import_mtme.py mteval/pipeline/compare.py mteval/pipeline/engine.py mteval/pipeline/shipping.py mteval/pipeline/dask_engine.py mteval/pipeline/learned.py mteval/annotate/remote.py mteval/report mteval/meta/wmt_stats.py mteval/meta/paired.py mteval/meta/streamed.py mteval/meta/clusters.py mteval/progress.py mteval/processes.py \
 	mteval/metrics/tokenize.py mteval/user_cache.py tools/mteval_v13a_oracle.py tools/reference_runs.py mteval/annotate/entity_tagger.py mteval/annotate/entity_training.py
 
 lint:

@@ -16,6 +16,11 @@ from typing import Any, TextIO
 Record = dict[str, Any]
 TESTS = {"bs": "paired bootstrap", "ar": "approximate randomisation"}
 RULES = {"stats": "from summed statistics", "mean": "as the mean of segment scores"}
+TIE_RULES = {  # the records' ``ties`` (iqeval -compare --ties)
+    "sacrebleu": "ties: p counts resampled differences beyond the observed one, as sacreBLEU "
+                 "(--ties sacrebleu: identical systems get p = 1/(n+1)); --ties count counts ties too\n",
+    "count": "ties: p counts resampled differences at least as large as the observed one, ties included "
+             "(--ties count: identical systems get p = 1)\n"}
 
 
 def _num(value: Any, sign: bool = False) -> str:
@@ -103,6 +108,7 @@ def _legend(first: Record, family: str) -> str:
     how = "" if first["correction"] == "none" else f" after {first['correction'].capitalize()} correction"
     test = TESTS["ar" if _decisive(first) == "p_ar" else "bs"]
     return (f"*: significant at alpha = {first['alpha']}{how} over {family} ({test} p-values)\n"
+            f"{TIE_RULES.get(first.get('ties', 'sacrebleu'), '')}"
             "clusters: no system of a cluster is significantly better than another of it (WMT ranking clusters)\n")
 
 

@@ -10,9 +10,10 @@ Text views follow the IQMT 2.0 manual (§4.2, §6.3): records without a ``table`
 score matrix (QUEEN a column next to the metrics, Tables 2, 3 and 12) or the ranking lists;
 records with one (``KING``, ``JACK``, ``optimizeKING``, see ``mteval.pipeline.qarla_report``)
 follow as their own tables: KING as Table 11 (metrics as rows), JACK per segment/document/test
-set, the -optimizeKING trace and its optimal set. A QARLA value that prints as ``0.0000`` (or
-``nan``) is followed by its ``(hits/trials)``; a KING resting on too few trials is replaced by a
-note saying so.
+set, the -optimizeKING trace and its optimal set; -assessments --significance's records (a
+``test`` and a ``p_value``) form one table of metric pairs with each test's p-value. A QARLA value
+that prints as ``0.0000`` (or ``nan``) is followed by its ``(hits/trials)``; a KING resting on too
+few trials is replaced by a note saying so.
 """
 
 from __future__ import annotations
@@ -114,13 +115,25 @@ def cell(record: Record, key: str = "score", hits: str = "hits", trials: str = "
     return text
 
 
+SIGNIFICANCE_TESTS = ("perm-both", "bootstrap", "williams")  # -assessments --significance (mteval.pipeline.correlate)
+
+
+def _table_of(record: Record) -> str | None:
+    """The table a record is shown in: its ``table`` key, ``significance`` for a metric-vs-metric
+    test, None for the score matrix."""
+    if "table" in record:
+        return str(record["table"])
+    return "significance" if record.get("test") in SIGNIFICANCE_TESTS and "p_value" in record else None
+
+
 def _split(records: Sequence[Record]) -> tuple[list[Record], dict[str, list[Record]]]:
-    """Matrix records (no ``table`` key) and the QARLA tables' records, by table."""
+    """Matrix records and the other tables' records (QARLA's, the significance tests'), by table."""
     tables: dict[str, list[Record]] = {}
     for r in records:
-        if "table" in r:
-            tables.setdefault(r["table"], []).append(r)
-    return [r for r in records if "table" not in r], tables
+        name = _table_of(r)
+        if name is not None:
+            tables.setdefault(name, []).append(r)
+    return [r for r in records if _table_of(r) is None], tables
 
 
 def write_matrix(records: Sequence[Record], out: TextIO, label: str = "SYS") -> None:
@@ -245,6 +258,34 @@ def write_optimization(rows: list[Record], out: TextIO, ranked: bool) -> None:
                       f"({r['hits']}/{r['trials']}){meaning}\n")
 
 
+def write_significance(rows: list[Record], out: TextIO, ranked: bool) -> None:
+    """-assessments --significance: one row per ordered metric pair ``A>B``: the difference of their
+    correlations, each test's one-sided p-value (H1: A correlates better than B) and the paired
+    bootstrap's interval of the difference (``ranked``: the largest difference first)."""
+    first = rows[0]
+    tests = [t for t in SIGNIFICANCE_TESTS if any(r["test"] == t for r in rows)]
+    by_pair: dict[str, dict[str, Record]] = {}
+    for r in rows:
+        by_pair.setdefault(str(r["metric"]), {})[r["test"]] = r
+    pairs = list(by_pair.items())
+    if ranked:
+        pairs.sort(key=lambda item: -next(iter(item[1].values()))["score"])
+    out.write(f"significance: does metric A correlate better than B? {first.get('correlation', '')} at "
+              f"-G {first['level']}, one-sided p-values (H1: A > B)\n")
+    boot = "bootstrap" in tests
+    body = []
+    for pair, found in pairs:
+        line = [pair, _fmt(next(iter(found.values()))["score"])]
+        line += [_fmt(found[t]["p_value"]) if t in found else "-" for t in tests]
+        if boot:
+            b = found.get("bootstrap", {})
+            line.append(f"{_fmt(b['ci_low'])} .. {_fmt(b['ci_high'])}" if "ci_low" in b else "-")
+        body.append(line)
+    header = ["A>B", "difference"] + [f"p {t}" for t in tests] + (["95% CI (bootstrap)"] if boot else [])
+    _table(*_ranked(header, body, ranked), out, left=2 if ranked else 1)
+
+
 TABLES: dict[str, Callable[[list[Record], TextIO, bool], None]] = {
-    "KING": write_king, "JACK": write_jack, "optimizeKING": write_optimization}
-"""Text renderers of the QARLA tables, by the records' ``table`` key."""
+    "KING": write_king, "JACK": write_jack, "optimizeKING": write_optimization, "significance": write_significance}
+"""Text renderers of the tables after the score matrix: QARLA's, by the records' ``table`` key, and
+the significance tests' (:func:`_table_of`)."""

@@ -32,6 +32,11 @@ segments; one matrix product with every system's and metric's statistics side by
 ``(S, systems x sum of k)``, gives every summed statistics row (float32 where that is exact);
 resamples are drawn in chunks (:data:`CHUNK_ELEMENTS`) so memory stays bounded, the stream
 unchanged; a progress bar (:mod:`mteval.progress`, quiet off a terminal) advances once per chunk.
+Up to :data:`STREAM_ABOVE` bootstrap resamples, their scores are kept and sorted; more are
+evaluated as a stream (:mod:`mteval.meta.streamed`): the chunks are drawn again from the seed for
+each of two or three passes (means and brackets; p-values and bins; the bins' values), so memory
+does not grow with the resamples and every number is the one the kept scores give, bit for bit.
+At most :data:`MAX_RESAMPLES` resamples or trials (time grows with them).
 docs/significance-systems.md has the choices and the parity and speed figures.
 """
 
@@ -47,6 +52,7 @@ import numpy as np
 from mteval import progress
 from mteval.errors import ConfigError, InputError, quote
 from mteval.meta.clusters import clusters as rank_clusters
+from mteval.meta.streamed import RunningSum, Selection
 
 DEFAULT_SEED = 12345  # sacreBLEU's default SACREBLEU_SEED
 BS_RESAMPLES = 1000  # sacreBLEU's --paired-bs-n
@@ -55,6 +61,8 @@ CHUNK_ELEMENTS = 1 << 22  # floats per array of a chunk of resamples (32 MB)
 ROW_ALIGN = 64  # chunk rows: numpy draws booleans 32 to a word, so chunks of 64k rows keep the stream
 FLOAT32_EXACT = float(1 << 24)  # float32 holds every integer below this: such integer sums are exact
 TIE_TOLERANCE = 1e-9  # a resampled statistic within this (relative, at least absolute) of the observed ties
+STREAM_ABOVE = 10_000  # more bootstrap resamples than this are evaluated as a stream (bounded memory)
+MAX_RESAMPLES = 1_000_000  # resamples or trials at most: each pass over 10^6 takes about 15 s for 10 metrics
 
 ScoreFunction = Callable[[np.ndarray], np.ndarray]
 """Scores of the rows of a 2-D array of summed statistics ``(rows, k) -> (rows,)``, vectorised
@@ -133,11 +141,21 @@ class Settings:
     count_ties: bool = False
 
     def __post_init__(self) -> None:
-        if isinstance(self.n, bool) or not isinstance(self.n, int | np.integer) or self.n < 1:
-            raise ConfigError(f"the number of resamples or trials must be a positive integer, got {quote(self.n)}")
+        check_count(self.n, "the number of resamples or trials")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int | np.integer) or self.seed < 0:
             raise ConfigError(f"the seed must be a non-negative integer, got {quote(self.seed)}")
         object.__setattr__(self, "alpha", _check_alpha(self.alpha))
+
+
+def check_count(n: object, what: str) -> int:
+    """A number of resamples or trials from 1 to :data:`MAX_RESAMPLES`, else a one-line ConfigError
+    naming ``what`` (an option, e.g. ``--resamples``)."""
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+        raise ConfigError(f"{what} must be a positive integer, got {quote(n)}")
+    if n > MAX_RESAMPLES:
+        raise ConfigError(f"{what} must be at most {MAX_RESAMPLES:,}, got {n:,} (the time grows "
+                          "with the count)")
+    return int(n)
 
 
 def _check_alpha(alpha: float) -> float:
@@ -292,27 +310,40 @@ def multiplicities(indices: np.ndarray, n_segments: int) -> np.ndarray:
     return np.bincount(offsets, minlength=rows * n_segments).reshape(rows, n_segments).astype(np.float64)
 
 
-def bootstrap_scores(metrics: Mapping[str, MetricInput], n: int, seed: int) -> dict[str, np.ndarray]:
-    """Every system's score on each of ``n`` bootstrap resamples: metric -> ``(systems, n)``."""
-    packed = _pack(metrics, bootstrap=True)
+def _bootstrap_chunks(metrics: Mapping[str, MetricInput], packed: _Packed, n: int, seed: int,
+                      label: str) -> Iterator[dict[str, np.ndarray]]:
+    """Every system's scores on consecutive chunks of the ``n`` bootstrap resamples of ``seed``:
+    metric -> ``(systems, rows)``; the same chunks, so the same numbers, on every call."""
     n_segments = packed.columns.shape[0]
     rng = np.random.default_rng(seed)
-    parts: dict[str, list[np.ndarray]] = {name: [] for name in metrics}
-    with progress.bar(n, _label("paired bootstrap", metrics), unit="resample") as shown:
+    with progress.bar(n, label, unit="resample") as shown:
         for rows in _chunk_rows(n, max(n_segments, packed.columns.shape[1])):
             counts = multiplicities(rng.choice(n_segments, size=(rows, n_segments), replace=True), n_segments)
             sums = packed.weighted_sums(counts)
-            for name, metric in metrics.items():
-                parts[name].append(_scores(metric, sums[..., packed.slices[name]]).T)
+            yield {name: _scores(metric, sums[..., packed.slices[name]]).T for name, metric in metrics.items()}
             shown.update(rows)
+
+
+def bootstrap_scores(metrics: Mapping[str, MetricInput], n: int, seed: int) -> dict[str, np.ndarray]:
+    """Every system's score on each of ``n`` bootstrap resamples: metric -> ``(systems, n)``."""
+    packed = _pack(metrics, bootstrap=True)
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in metrics}
+    for chunk in _bootstrap_chunks(metrics, packed, n, seed, _label("paired bootstrap", metrics)):
+        for name, scores in chunk.items():
+            parts[name].append(scores)
     return {name: np.concatenate(p, axis=1) for name, p in parts.items()}
+
+
+def order_rank(n: int, alpha: float) -> int:
+    """``k = floor(n alpha / 2)`` (at most the middle): the interval is order statistics k, n - 1 - k."""
+    return min(int(math.floor(n * alpha / 2 + 1e-9)), (n - 1) // 2)
 
 
 def order_interval(draws: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """Order statistics ``k`` and ``n - 1 - k`` of the draws along the last axis,
     ``k = floor(n alpha / 2)`` (sacreBLEU's ``estimate_ci``: ``n // 40`` at alpha = 0.05)."""
     n = draws.shape[-1]
-    k = min(int(math.floor(n * alpha / 2 + 1e-9)), (n - 1) // 2)
+    k = order_rank(n, alpha)
     ordered = np.sort(draws, axis=-1)
     return ordered[..., k], ordered[..., n - 1 - k]
 
@@ -356,13 +387,96 @@ def _bootstrap_comparison(name: str, metric: MetricInput, draws: np.ndarray, sys
                       low, high, diff, diff_low, diff_high, p_value, baseline)
 
 
+@dataclass(eq=False)
+class _Stream:
+    """One metric's bootstrap as a stream. Rows: the systems' scores, then the pairs' (i < j)
+    differences ``score_i - score_j``; ``sums`` of the scores and of the differences' absolute
+    values (the means), ``select`` their order statistics k and n - 1 - k, ``beyond`` the
+    p-values' counts (second pass, once the means are known)."""
+
+    sums: RunningSum
+    select: Selection
+    observed: np.ndarray  # |score_i - score_j| on the full test set, per pair
+    centre: np.ndarray | None = None  # mean |difference| per pair
+    beyond: np.ndarray | None = None
+
+    def feed(self, draws: np.ndarray, pairs: np.ndarray, first_pass: bool, count_ties: bool) -> None:
+        """One chunk's scores ``(systems, rows)``."""
+        delta = draws[pairs[:, 0]] - draws[pairs[:, 1]]
+        if first_pass:
+            self.sums.feed(np.concatenate([draws, np.abs(delta)]))
+        elif self.centre is not None and self.beyond is not None:
+            centred = np.abs(delta) - self.centre[:, None]
+            self.beyond += as_extreme(centred, self.observed[:, None], count_ties).sum(axis=1)
+        if not self.select.done:
+            self.select.feed(np.concatenate([draws, delta]))
+
+    def end_pass(self, first_pass: bool, n_systems: int) -> None:
+        """After a pass: the means once the sums are complete; the order statistics' next step."""
+        if first_pass:
+            self.centre = self.sums.mean()[n_systems:]
+            self.beyond = np.zeros(len(self.observed), dtype=np.int64)
+        elif self.centre is not None:
+            self.centre = None  # the p-values' counts are complete
+        self.select.end_pass()
+
+    @property
+    def done(self) -> bool:
+        """The means, the p-values' counts and the order statistics are all known."""
+        return self.centre is None and self.beyond is not None and self.select.done
+
+
+def _streamed_bootstrap(metrics: Mapping[str, MetricInput], systems: tuple[str, ...], settings: Settings,
+                        baseline: str | None) -> dict[str, Comparison]:
+    """:func:`paired_bootstrap`'s comparisons from the resamples as a stream: the chunks drawn again
+    for each pass until every number is known (module docstring)."""
+    n, m, pairs = int(settings.n), len(systems), _pairs(len(systems))
+    k, rows = order_rank(n, settings.alpha), m + len(pairs)
+    streams = {}
+    for name, metric in metrics.items():
+        full = _full_scores(metric)
+        streams[name] = _Stream(RunningSum(rows, n), Selection(n, np.repeat(np.arange(rows), 2),
+                                                                np.tile([k, n - 1 - k], rows)),
+                                np.abs(full[pairs[:, 0]] - full[pairs[:, 1]]))
+    packed, label, number = _pack(metrics, bootstrap=True), _label("paired bootstrap", metrics), 0
+    while not all(stream.done for stream in streams.values()):
+        number += 1
+        for chunk in _bootstrap_chunks(metrics, packed, n, int(settings.seed), f"{label} (pass {number})"):
+            for name, draws in chunk.items():
+                streams[name].feed(draws, pairs, number == 1, settings.count_ties)
+        for stream in streams.values():
+            stream.end_pass(number == 1, m)
+    return {name: _streamed_comparison(name, metric, streams[name], systems, settings, baseline)
+            for name, metric in metrics.items()}
+
+
+def _streamed_comparison(name: str, metric: MetricInput, stream: _Stream, systems: tuple[str, ...],
+                         settings: Settings, baseline: str | None) -> Comparison:
+    """A :class:`Comparison` from a finished stream, as :func:`_bootstrap_comparison` builds it from
+    kept scores: a pair's reversed difference has the negated, swapped order statistics."""
+    full, m, pairs = _full_scores(metric), len(systems), _pairs(len(systems))
+    order = stream.select.value.reshape(-1, 2)
+    first, second = pairs[:, 0], pairs[:, 1]
+    diff_low, diff_high, p_value = np.zeros((m, m)), np.zeros((m, m)), np.ones((m, m))
+    diff_low[first, second], diff_high[first, second] = order[m:, 0], order[m:, 1]
+    diff_low[second, first], diff_high[second, first] = 0.0 - order[m:, 1], 0.0 - order[m:, 0]  # 0 - x: +0.0
+    assert stream.beyond is not None
+    p_value[first, second] = p_value[second, first] = (stream.beyond + 1) / (int(settings.n) + 1)
+    return Comparison(name, "bs", systems, metric.higher_is_better, settings, full, stream.sums.mean()[:m],
+                      order[:m, 0], order[:m, 1], full[:, None] - full[None, :], diff_low, diff_high, p_value,
+                      baseline)
+
+
 def paired_bootstrap(metrics: Mapping[str, MetricInput], systems: Sequence[str], baseline: str | None = None,
                      n: int = BS_RESAMPLES, seed: int = DEFAULT_SEED, alpha: float = 0.05,
                      count_ties: bool = False) -> dict[str, Comparison]:
     """Paired bootstrap resampling (Koehn 2004; sacreBLEU's ``--paired-bs``) of every pair of systems,
-    for every metric (module docstring): metric name -> :class:`Comparison`."""
+    for every metric (module docstring): metric name -> :class:`Comparison`. More than
+    :data:`STREAM_ABOVE` resamples are evaluated as a stream, in memory independent of ``n``."""
     settings = Settings(n, seed, alpha, count_ties)
     _validate(metrics, systems, baseline)
+    if settings.n > STREAM_ABOVE:
+        return _streamed_bootstrap(metrics, tuple(systems), settings, baseline)
     draws = bootstrap_scores(metrics, int(settings.n), int(settings.seed))
     return {name: _bootstrap_comparison(name, metric, draws[name], tuple(systems), settings, baseline)
             for name, metric in metrics.items()}

@@ -25,8 +25,15 @@ selected segments, bootstrap ``mean``/``ci_low``/``ci_high``, ``rank``, ``rank_r
 ``p_bs``, ``p_ar``, ``p_adj`` and ``significant``. Without a baseline one ``pair`` record per
 metric and pair of systems (``target`` the better ranked, ``baseline`` the other, ``score`` =
 ``delta``). Every record names its ``aggregate``, ``test``, ``seed``, ``resamples``, ``trials``,
-``alpha``, ``correction`` and ``segments``. A field that does not apply (intervals without the
+``alpha``, ``correction``, ``ties`` and ``segments``. A field that does not apply (intervals without the
 bootstrap, the baseline's own comparison) is left out: ``-`` in TSV, absent in JSON.
+
+Ties (``--ties``, both tests): ``sacrebleu`` (the default, for parity) counts only resampled
+differences *beyond* the observed one, so two identical systems get ``p = 1 / (n + 1)``,
+"significant"; ``count`` counts ties as at least as extreme (Riezler & Maxwell's and Noreen's
+permutation-test rule): identical systems get ``p = 1``. The text view's legend names the rule.
+``--resamples`` and ``--trials`` are at most ``MAX_RESAMPLES`` (1,000,000): memory stays bounded
+(``mteval.meta.paired``) but time grows with them.
 """
 
 from __future__ import annotations
@@ -49,6 +56,7 @@ from mteval.meta.paired import (
     Comparison,
     MetricInput,
     Settings,
+    check_count,
     paired_bootstrap,
     paired_randomization,
 )
@@ -64,6 +72,7 @@ TESTS = ("both", "bs", "ar")
 MEAN = "mean"
 VIEW = "compare"  # the records' ``_view``: iqeval renders them with mteval.cli.compare_view
 SHOWN = 8  # systems named in an error message
+TIES = {"sacrebleu": False, "count": True}  # --ties RULE -> the engine's count_ties (module docstring)
 
 
 @dataclass(frozen=True)
@@ -77,12 +86,17 @@ class Options:
     seed: int = DEFAULT_SEED
     alpha: float = 0.05
     correction: str = "holm"
+    ties: str = "sacrebleu"
 
     def __post_init__(self) -> None:
         if self.test not in TESTS:
             raise ConfigError(f"--test {quote(self.test)}: use one of {', '.join(TESTS)}")
+        if self.ties not in TIES:
+            raise ConfigError(f"--ties {quote(self.ties)}: use one of {', '.join(TIES)}")
         if self.correction not in CORRECTIONS:
             raise ConfigError(f"--correction {quote(self.correction)}: use one of {', '.join(CORRECTIONS)}")
+        check_count(self.resamples, "--resamples")
+        check_count(self.trials, "--trials")
         Settings(self.resamples, self.seed, self.alpha)  # checks n, seed and alpha (one line each)
         Settings(self.trials, self.seed, self.alpha)
 
@@ -93,6 +107,11 @@ class Options:
     @property
     def runs_ar(self) -> bool:
         return self.test in ("both", "ar")
+
+    @property
+    def count_ties(self) -> bool:
+        """The engine's tie rule: ``>=`` (``--ties count``) or sacreBLEU's ``>``."""
+        return TIES[self.ties]
 
 
 @dataclass(frozen=True)
@@ -220,10 +239,10 @@ def compare_systems(experiment: Experiment, cache: ScoreCache, sel: Selection, t
     inputs, rules = {}, {}
     for metric in sel.metrics:
         inputs[metric], rules[metric] = statistics_for(metric, experiment, cache, sel, texts)
-    bs = (paired_bootstrap(inputs, sel.systems, options.baseline, options.resamples, options.seed, options.alpha)
-          if options.runs_bs else {})
-    ar = (paired_randomization(inputs, sel.systems, options.baseline, options.trials, options.seed, options.alpha)
-          if options.runs_ar else {})
+    bs = (paired_bootstrap(inputs, sel.systems, options.baseline, options.resamples, options.seed, options.alpha,
+                           options.count_ties) if options.runs_bs else {})
+    ar = (paired_randomization(inputs, sel.systems, options.baseline, options.trials, options.seed, options.alpha,
+                               options.count_ties) if options.runs_ar else {})
     return [MetricComparison(m, rules[m], bs.get(m), ar.get(m)) for m in sel.metrics]
 
 
@@ -248,7 +267,7 @@ def _settings(result: MetricComparison, options: Options, refset: str, n_segment
             "aggregate": result.aggregate, "test": options.test, "seed": options.seed,
             "resamples": options.resamples if options.runs_bs else None,
             "trials": options.trials if options.runs_ar else None, "alpha": options.alpha,
-            "correction": options.correction, "segments": n_segments, "_view": VIEW}
+            "correction": options.correction, "ties": options.ties, "segments": n_segments, "_view": VIEW}
 
 
 def _ranks(result: MetricComparison, options: Options) -> dict[str, tuple[int, str, int]]:
@@ -329,16 +348,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="-compare: bs (paired bootstrap: intervals, p), ar (approximate randomisation: p) "
                              "or both (default: bs intervals, ar p-values)")
     parser.add_argument("--trials", type=int, default=AR_TRIALS,
-                        help=f"-compare: approximate randomisation trials ({AR_TRIALS})")
+                        help=f"-compare: approximate randomisation trials ({AR_TRIALS}; at most 1,000,000)")
     parser.add_argument("--alpha", type=float, default=0.05, help="-compare: significance level (0.05)")
     parser.add_argument("--correction", default="holm", choices=CORRECTIONS,
                         help="-compare: multiple-comparison correction of the p-values (holm)")
+    parser.add_argument("--ties", default="sacrebleu", choices=tuple(TIES),
+                        help="-compare: p-values count resampled differences beyond the observed one "
+                             "(sacrebleu, the default: identical systems get p = 1/(n+1)) or at least as "
+                             "large (count: ties count, identical systems get p = 1)")
 
 
 def options_of(args: argparse.Namespace) -> Options:
     """-compare's options from iqeval's arguments (``--seed`` defaults to sacreBLEU's 12345)."""
     seed = DEFAULT_SEED if getattr(args, "seed", None) is None else args.seed
-    return Options(args.baseline, args.test, args.resamples, args.trials, seed, args.alpha, args.correction)
+    return Options(args.baseline, args.test, args.resamples, args.trials, seed, args.alpha, args.correction,
+                   getattr(args, "ties", "sacrebleu"))
 
 
 def _do_compare(args: argparse.Namespace, experiment: Experiment, cache: ScoreCache, sel: Selection,

@@ -172,7 +172,7 @@ def load(path: str | Path) -> Experiment:
     :mod:`mteval.pipeline.legacy_eval_config`)."""
     path = Path(path)
     text = read_config_text(path)
-    if _is_legacy(text):
+    if _is_legacy(text, path):
         mapping = legacy_to_mapping(text, path)
         if "setup" in mapping:
             from mteval.pipeline.legacy_eval_config import overlay
@@ -184,9 +184,23 @@ def load(path: str | Path) -> Experiment:
 
 # --- validation ------------------------------------------------------------------------------------
 
-def _is_legacy(text: str) -> bool:
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.strip().startswith("#")]
-    return bool(lines) and all(re.match(r"^[\w*+.-]+\s*=|^do[A-Z]", ln) for ln in lines)
+_LEGACY_LINE = re.compile(r"^[\w*+.-]+\s*=|^do[A-Z]")  # KEY=VALUE or doFAMILY [VARIANTS]
+
+
+def _is_legacy(text: str, path: Path | None = None) -> bool:
+    """Whether ``text`` is an IQMT/Asiya ``key=value`` config rather than YAML: every content line is
+    ``KEY=VALUE`` or ``doFAMILY [VARIANTS]``. When at least two lines and at least half of them are,
+    the others are typos in a legacy file: the first is refused with its line (read as YAML, the
+    file would be refused as "bad YAML" at a line that is fine)."""
+    lines = [(number, ln.strip()) for number, ln in enumerate(text.splitlines(), start=1)
+             if ln.strip() and not ln.strip().startswith("#")]
+    bad = [(number, ln) for number, ln in lines if not _LEGACY_LINE.match(ln)]
+    legacy = len(lines) - len(bad)
+    if bad and legacy >= 2 and 2 * legacy >= len(lines):
+        number, line = bad[0]
+        raise ConfigError(f"{quote(line)} is not a KEY=VALUE or doFAMILY [VARIANTS] line, as the file's other "
+                          f"{legacy} lines are (a legacy IQMT config)", path, number)
+    return bool(lines) and not bad
 
 
 def _err(path: Path, key: str, problem: str, line: int | None = None) -> ConfigError:

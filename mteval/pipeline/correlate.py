@@ -49,6 +49,7 @@ from mteval.meta import wmt_stats
 from mteval.meta.assessments import Assessments, read_assessments
 from mteval.meta.correlation import STATISTICS, correlate, mean_removed, pearson
 from mteval.meta.model_file import in_sample_metrics
+from mteval.meta.paired import check_count
 from mteval.meta.significance import (
     bootstrap_ci,
     paired_bootstrap,
@@ -317,10 +318,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--significance", action="store_true",
                         help="metric-vs-metric PERM-BOTH and paired bootstrap on the first --corr")
     parser.add_argument("--resamples", type=int, default=1000,
-                        help="bootstrap/permutation draws (1000; -compare: paired bootstrap resamples)")
+                        help="bootstrap/permutation draws (1000; -compare: paired bootstrap resamples; "
+                             "at most 1,000,000)")
     parser.add_argument("--seed", type=int, default=None,
                         help=f"random seed for resampling (-assessments: {ASSESSMENT_SEED}; -compare: 12345)")
     parser.add_argument("--thresh", type=float, default=25.0, help="kendall-wmt20 human threshold")
+
+
+def correlation_names(value: str) -> list[str]:
+    """The comma-separated ``--corr`` names; an empty list (``--corr=``, ``--corr ,``) is refused."""
+    names = [c.strip() for c in value.split(",") if c.strip()]
+    if not names:
+        raise ConfigError(f"--corr {value!r}: names no correlation; give one or more of {', '.join(KNOWN)}")
+    return names
 
 
 def reference_lengths(texts: Any, references: Sequence[str]) -> np.ndarray:
@@ -331,12 +341,13 @@ def reference_lengths(texts: Any, references: Sequence[str]) -> np.ndarray:
 
 def _do_assessments(args: argparse.Namespace, experiment: Any, cache: Any, sel: Any, texts: Any) -> list[Record]:
     """iqeval -assessments FILE at -G seg or sys."""
+    correlations = correlation_names(args.corr)
+    check_count(args.resamples, "--resamples")
     human = read_assessments(args.assessments, len(texts), texts.documents,
                              systems=[*texts.systems, *texts.references])
     refset = refset_name(sel.references)
     scores = {m: {s: cache.load(s, refset, m, len(texts)) for s in sel.systems} for m in sel.metrics}
     _warn_in_sample(cache, sel.systems[0], refset, sel.metrics, args.assessments)
-    correlations = [c.strip() for c in args.corr.split(",") if c.strip()]
     seed = ASSESSMENT_SEED if args.seed is None else args.seed
     if sel.level == "seg":
         lengths = reference_lengths(texts, sel.references) if args.weighted else None

@@ -5,6 +5,9 @@ name missing from the cache selects the cached file of another name of the same 
 finds ``BLEU-4``), and a metric named twice, under one or two names, is kept once (the first
 name; a second spelling is dropped with a warning), so KING and its optimisation never see one
 metric twice. Without -M, the default list is de-duplicated the same way.
+
+References (-R) are a set: a list or a named set is put in the experiment's order, each reference
+once (``-R C,A`` is ``-R A,C``), the order iqsetup stores multi-reference sets under (``A_C``).
 """
 
 from __future__ import annotations
@@ -28,7 +31,16 @@ def _few(items: Sequence[str], limit: int = 10) -> str:
 
 def resolve(experiment: Experiment, option: str, value: str | None, universe: Sequence[str]) -> tuple[str, ...]:
     """Members of a named set (or a comma-separated list of names); all of ``universe`` when None.
-    For -M, names are matched by metric (module docstring)."""
+    For -M, names are matched by metric; for -R, the members come in ``universe``'s order (module
+    docstring)."""
+    found = _resolve(experiment, option, value, universe)
+    if option == "-R":
+        return tuple(name for name in universe if name in found)
+    return found
+
+
+def _resolve(experiment: Experiment, option: str, value: str | None, universe: Sequence[str]) -> tuple[str, ...]:
+    """:func:`resolve` before -R's ordering."""
     match = _metrics_in if option == "-M" else _members_in
     if value is None:
         return tuple(match(list(universe), universe)[0])
@@ -103,7 +115,9 @@ def parse_segments(spec: str | Sequence[str], n_segments: int, where: str = "seg
         if m is None:
             raise ConfigError(f"{where}: {part.strip()!r} is not a segment number or range like 50-100")
         lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
-        if lo < 1 or hi > n_segments or lo > hi:
+        if lo > hi:
+            raise ConfigError(f"{where} {part.strip()}: reversed range; did you mean {hi}-{lo}?")
+        if lo < 1 or hi > n_segments:
             raise ConfigError(f"{where}: range {part.strip()!r} is outside 1-{n_segments}")
         chosen.update(range(lo, hi + 1))
     return sorted(chosen)
