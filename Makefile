@@ -24,7 +24,7 @@ demo-syntax: install
 MYPY_PATHS = mteval/io mteval/store mteval/cli mteval/pipeline/safe_yaml.py mteval/errors.py mteval/names.py mteval/files.py mteval/annotate/chunking.py mteval/scores.py mteval/metrics/base.py \
 	mteval/metrics/registry.py mteval/metrics/aliases.py mteval/metrics/error_rates.py mteval/metrics/gtm.py mteval/metrics/rouge.py mteval/metrics/chrf.py mteval/metrics/ter.py mteval/metrics/bleu_nist.py mteval/metrics/ngram_stats.py \
 	mteval/pipeline/config.py mteval/pipeline/setup.py mteval/pipeline/evaluate.py mteval/pipeline/sets.py \
-	mteval/pipeline/texts.py mteval/pipeline/expected.py mteval/pipeline/verify.py mteval/pipeline/trial.py mteval/pipeline/hybrid.py mteval/pipeline/annotation.py \
+	mteval/pipeline/texts.py mteval/pipeline/expected.py mteval/pipeline/verify.py mteval/pipeline/limits.py mteval/pipeline/trial.py mteval/pipeline/hybrid.py mteval/pipeline/annotation.py \
 	mteval/meta/qarla.py mteval/meta/king.py mteval/meta/jack.py mteval/meta/optimize.py mteval/meta/correlation.py \
 	mteval/meta/significance.py mteval/meta/assessments.py mteval/pipeline/qarla_report.py mteval/pipeline/correlate.py \
 	mteval/pipeline/tuning.py mteval/meta/weight_tuning.py mteval/meta/judged.py mteval/meta/feature_prep.py mteval/meta/learners.py mteval/meta/linear_metric.py mteval/meta/nested_cv.py mteval/meta/ulc.py mteval/meta/greedy_ridge.py mteval/meta/tune_stats.py mteval/meta/tune_report.py mteval/meta/model_file.py \

@@ -91,10 +91,21 @@ class MetricFamily(ABC):
     variants: ClassVar[tuple[str, ...]]
     version: ClassVar[str] = "1"
     needs_annotation: ClassVar[bool] = False
+    # The longest segment (in :meth:`segment_words`) the family accepts, for a family whose time on
+    # one segment pair grows faster than linearly; None: no limit. iqsetup refuses a longer
+    # segment before computing anything (mteval.pipeline.limits; measured in docs/reliability.md).
+    max_segment_words: ClassVar[int | None] = None
 
     def __init__(self, case_sensitive: bool = True, **options: Any) -> None:
         self.case_sensitive = case_sensitive
         self.options = options
+
+    @classmethod
+    def segment_words(cls, text: str) -> int:
+        """The length of a segment that :attr:`max_segment_words` bounds: its whitespace-separated
+        words (``str.split``). A family whose tokens can be more overrides this with a count of its
+        own tokens, which must need a separator each too (at most ``(len(text) + 1) // 2``)."""
+        return len(text.split())
 
     def info(self, variant: str) -> MetricInfo:
         """Direction and range of a variant (override for error metrics or unbounded ones)."""

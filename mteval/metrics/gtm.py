@@ -233,6 +233,11 @@ class GTM(StatsFamily):
 
     family = "GTM"
     variants = ("GTM-1", "GTM-2", "GTM-3")
+    # Time on one pair grows faster than linearly (the runs of long diagonals): one pair of real
+    # words (issue 29, docs/reliability.md) took 5.7 s at 40,000 words, 7.4 s at 60,000, 12.8 s
+    # at 80,000, 30 s at 120,000 and over 60 s at 170,000 (1 MB) on the shared 2-core machine;
+    # against three references of 60,000 words (concatenated), 22 s. A longer segment is refused.
+    max_segment_words = 60_000
 
     def __init__(self, case_sensitive: bool = True, **options: Any) -> None:
         super().__init__(case_sensitive=case_sensitive, **options)

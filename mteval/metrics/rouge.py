@@ -73,6 +73,7 @@ def exception_lemmas() -> dict[str, str]:
 
 
 _NON_TOKEN = re.compile(rb"[^A-Za-z0-9\-]")
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9]+")  # one ROUGE token each (see rouge_tokens), whatever separates them
 
 
 @lru_cache(maxsize=200_000)
@@ -318,6 +319,17 @@ class RougeFamily(MetricFamily):
     family = "ROUGE"
     variants = tuple(v for v in KINDS if v not in DUPLICATES)
     version = "1"
+    # Time on one pair grows quadratically (LCS, WLCS and skip bigrams over every position pair):
+    # one pair of real words (issue 29, docs/reliability.md) took 1.2-1.8 s at 5,000 words, 8.8 s
+    # at 15,000 and 14-24 s at 20,000 on the shared 2-core machine; a longer segment is refused.
+    # Counted in ROUGE's own tokens (:meth:`segment_words`; about 1.03 per word in English text).
+    max_segment_words = 15_000
+
+    @classmethod
+    def segment_words(cls, text: str) -> int:
+        """ROUGE's tokens of a segment (:func:`rouge_tokens` keeps one per run of ASCII letters and
+        digits; ``a.b.c`` is one word but three tokens), counted without tokenising it."""
+        return sum(1 for _ in _TOKEN_RUN.finditer(text))
 
     def __init__(self, case_sensitive: bool = True, stem: bool = True, bootstrap: bool = True,
                  **options: Any) -> None:

@@ -394,6 +394,10 @@ class TER(StatsFamily):
 
     family = "TER"
     variants = ("TER", "-TER")
+    # Time on one pair grows about quadratically (shift search over beam rows): one pair of real
+    # words (issue 29, docs/reliability.md) took 2.1 s at 5,000 words, 10.2 s at 15,000 and
+    # 17-23 s at 20,000 on the shared 2-core machine; a longer segment is refused.
+    max_segment_words = 15_000
 
     def __init__(self, case_sensitive: bool = False, **options: Any) -> None:
         super().__init__(case_sensitive=case_sensitive, **options)

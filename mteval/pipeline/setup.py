@@ -39,6 +39,7 @@ from mteval.pipeline import hybrid
 from mteval.pipeline.annotation import AnnotationProvider
 from mteval.pipeline.config import Experiment
 from mteval.pipeline.expected import Expected
+from mteval.pipeline.limits import check_segment_lengths
 from mteval.pipeline.texts import LoadedTexts
 from mteval.progress import Bar, bar
 from mteval.store.cache import ScoreCache, refset_name
@@ -302,6 +303,7 @@ def _run_setup(run: SetupRun, jack: bool, targets: tuple[str, ...] | None, jobs:
     for family_name, variants in registry.group_by_family(experiment.metrics).items():
         family = registry.create(family_name, experiment.case_sensitive)
         planned += run.plan_family(family, variants, pairs)  # stale work only: no text parsed yet
+    check_segment_lengths([plan.family for plan in planned], run.texts)  # a segment too long for one: refused
     run.refuse_others()
     _compute(run, chunked(planned, 2 if run.cluster else jobs), jobs)
     return run.report
