@@ -83,6 +83,7 @@ def test_truncated_file_is_an_error_then_recomputed(experiment: Path) -> None:
     ('<S n="nan">0.5</S>', "got 'nan'"),
     ('<S n="5.7">0.5</S>', "got '5.7'"),
     ('<S n="0">0.5</S>', "got '0'"),
+    ('<S n="²">0.5</S>', "got '²'"),  # str.isdigit takes it, int does not (issue 29, F10)
     ('<S n="8">0.5</S>', "segment 8 has two scores"),
     ('<S n="700">0.5</S>', "has segment 700 but the test set has 100"),
 ])
