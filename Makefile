@@ -1,19 +1,33 @@
 # mteval — see README.md. All targets run offline on a fresh machine.
+# Every target runs in the project's virtual environment VENV (.venv, made by `make install` from
+# PYTHON, reused while current: docs/install.md); VENV= installs into PYTHON's own environment.
 PYTHON ?= python3
+VENV ?= .venv
+EXTRAS ?= syntax,test,dask,models
+HOST_PYTHON := $(PYTHON)
+ifneq ($(strip $(VENV)),)
+override PYTHON := $(abspath $(VENV))/bin/python
+export PATH := $(abspath $(VENV))/bin:$(PATH)
+export VIRTUAL_ENV := $(abspath $(VENV))
+endif
 PIP ?= $(PYTHON) -m pip
 CONFIG ?= configs/example.yaml
 
 .PHONY: install demo demo-syntax test lint bench clean models models-eval models-long
 
-install:
-	# torch first, pinned to the CPU build (a plain `torch` requirement pulls a multi-GB CUDA build)
-	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e '.[test,dask,models]'
+install:  # torch first, pinned to the CPU build (a plain `torch` requirement pulls a multi-GB CUDA build)
+	@bash tools/install.sh '$(HOST_PYTHON)' '$(VENV)' '$(EXTRAS)'
 
 demo: install
 	iqsetup $(CONFIG)
 	iqeval -doOQ -doQUEEN -G sys -O 0 $(CONFIG)
 	iqeval -doKING -optimizeKING -G seg $(CONFIG)
+	@echo
+	@echo "make demo: iqsetup computed every metric of $(CONFIG) for its systems and references into its"
+	@echo "cache; iqeval printed the systems x metrics matrix with QUEEN, then KING and the metric set"
+	@echo "-optimizeKING picked. Next: $(if $(strip $(VENV)),. $(VENV)/bin/activate, then) iqeval -h;"
+	@echo "  mteval report $(CONFIG) -assessments data/wmt21-ende-sample/human/mqm.tsv -o report.html;"
+	@echo "  make demo-syntax (the linguistic metrics, parsing with the embedded English models)."
 
 # syntactic metrics on the English sample (parses ~700 distinct sentences with the embedded models)
 demo-syntax: install

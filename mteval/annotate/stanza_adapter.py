@@ -276,11 +276,26 @@ def download(language: str, processors: str | None = None, model_dir: str | Path
     return target
 
 
+SYNTAX_EXTRA = ("the linguistic metrics parse with Stanza, which is not installed here: "
+                "pip install 'mteval[syntax]' (docs/install.md)")
+
+
+def require_stanza() -> None:
+    """One clear line (ConfigError) when Stanza is not installed: a lexical-only install."""
+    from importlib.util import find_spec  # noqa: PLC0415
+
+    if find_spec("stanza") is None:
+        raise ConfigError(SYNTAX_EXTRA)
+
+
 def stanza_version() -> str:
     """The installed Stanza version, read without importing it."""
-    from importlib.metadata import version  # noqa: PLC0415
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
 
-    return version("stanza")
+    try:
+        return version("stanza")
+    except PackageNotFoundError:
+        raise ConfigError(SYNTAX_EXTRA) from None
 
 
 def describe(choice: ModelChoice) -> str:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from mteval.errors import CacheError
+from mteval.errors import CacheError, ConfigError
 from mteval.metrics import registry
 from mteval.metrics.base import MetricFamily
 from mteval.pipeline.config import Experiment
@@ -100,7 +100,10 @@ class Expected:
         """The stored signature of a requested name: that of the canonical variant it denotes."""
         signature = family.signature(registry.canonical(variant))
         if family.needs_annotation:
-            signature += f"|annotation:{self.identity()}"
+            try:
+                signature += f"|annotation:{self.identity()}"
+            except ConfigError as exc:  # no Stanza (a lexical-only install), no model for the language
+                raise ConfigError(f"metric {variant!r}: {exc.problem}", exc.path, exc.line) from None
         return signature
 
     def digest(self, name: str) -> str:
