@@ -13,7 +13,7 @@ endif
 PIP ?= $(PYTHON) -m pip
 CONFIG ?= configs/example.yaml
 
-.PHONY: install demo demo-syntax test lint bench clean models models-eval models-long
+.PHONY: install demo demo-syntax test test-all lint bench clean models models-eval models-long
 
 install:  # torch first, pinned to the CPU build (a plain `torch` requirement pulls a multi-GB CUDA build)
 	@bash tools/install.sh '$(HOST_PYTHON)' '$(VENV)' '$(EXTRAS)'
@@ -35,7 +35,7 @@ demo-syntax: install
 	iqeval -doOQ -G sys -O 0 configs/example-syntax.yaml
 
 # type-checked core (the metric families and measures are checked by ruff only, for now)
-MYPY_PATHS = mteval/io mteval/store mteval/cli mteval/pipeline/safe_yaml.py mteval/errors.py mteval/names.py mteval/files.py mteval/annotate/chunking.py mteval/scores.py mteval/metrics/base.py \
+MYPY_PATHS = mteval/api.py mteval/io mteval/store mteval/cli mteval/pipeline/safe_yaml.py mteval/errors.py mteval/names.py mteval/files.py mteval/annotate/chunking.py mteval/scores.py mteval/metrics/base.py \
 	mteval/metrics/registry.py mteval/metrics/aliases.py mteval/metrics/error_rates.py mteval/metrics/gtm.py mteval/metrics/rouge.py mteval/metrics/chrf.py mteval/metrics/ter.py mteval/metrics/bleu_nist.py mteval/metrics/ngram_stats.py \
 	mteval/pipeline/config.py mteval/pipeline/setup.py mteval/pipeline/evaluate.py mteval/pipeline/sets.py \
 	mteval/pipeline/texts.py mteval/pipeline/expected.py mteval/pipeline/verify.py mteval/pipeline/limits.py mteval/pipeline/trial.py mteval/pipeline/hybrid.py mteval/pipeline/annotation.py \
@@ -49,8 +49,16 @@ lint:
 	ruff check mteval tests bench tools
 	mypy $(MYPY_PATHS)
 
+# The fast tier (unit, property, CLI, parity on committed oracles; under 8 minutes on an idle 2-core
+# machine): what a contributor runs. test-all runs every test, the slow ones, ../shared's, the browser's,
+# Dask's and the training runs too: what CI runs (.ci/run). Tiers are pytest markers (setup.cfg).
+FAST_TESTS = not slow and not browser and not dask and not training
+
 test: install lint
-	$(PYTHON) -m pytest -q -p no:cacheprovider tests
+	$(PYTHON) -m pytest -q -p no:cacheprovider -rs -m "$(FAST_TESTS)" tests
+
+test-all: install lint
+	$(PYTHON) -m pytest -q -p no:cacheprovider -rs tests
 
 bench: install
 	$(PYTHON) bench/run_all.py

@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
+import signal
 import sys
 import threading
 import time
+from typing import Any
 
 
 def exit_with_parent(parent: int, every: float = 0.5) -> None:
     """Stop this worker at once when its parent is gone (``kill -9`` of iqsetup) instead of working
     for nobody (a parse worker would hold ~700 MB and a core for minutes): a daemon thread checks
-    the parent's pid every ``every`` seconds."""
+    the parent's pid every ``every`` seconds. Ctrl-C (SIGINT to the terminal's process group) ends
+    the worker at once too, without a traceback: a pool worker would otherwise catch the
+    ``KeyboardInterrupt`` of its task, hand it back as the task's result and take the next task; the
+    parent, interrupted too, ends the run (files already written are kept)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
     def watch() -> None:
         while True:
             time.sleep(every)
@@ -20,6 +29,16 @@ def exit_with_parent(parent: int, every: float = 0.5) -> None:
                 os._exit(1)
 
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
+def stop_workers(pool: Any) -> None:
+    """Terminate the worker processes of a ``concurrent.futures.ProcessPoolExecutor`` now: for a run
+    that ends early (Ctrl-C, an error in the parent), whose ``shutdown`` would otherwise wait for the
+    tasks the workers are running and those already queued to them (minutes of parsing or scoring
+    when only the parent was interrupted). Its ``shutdown`` still has to be called."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # already gone, or closed
+            process.terminate()
 
 
 def exit_without_teardown() -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,26 @@ needs_shared = pytest.mark.skipif(not SHARED.exists(), reason="../shared (WMT da
 if "MTEVAL_CACHE_DIR" not in os.environ:
     _USER_CACHE = tempfile.TemporaryDirectory(prefix="mteval-user-cache-")
     os.environ["MTEVAL_CACHE_DIR"] = _USER_CACHE.name
+
+
+# SIGTERM and SIGHUP (a cancelled CI job, timeout(1), a closed terminal) end the session as Ctrl-C does:
+# helpers.run then kills the command it waits for, which runs in a process group of its own that those
+# signals, sent to pytest's group, do not reach.
+_SESSION_PID = os.getpid()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    if os.getpid() != _SESSION_PID:  # a process forked by a test: the signal's default action
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+if threading.current_thread() is threading.main_thread():
+    for _signal in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(_signal) == signal.SIG_DFL:
+            signal.signal(_signal, _interrupt)
 
 
 def load_model_script(name: str):

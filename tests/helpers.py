@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,9 +32,26 @@ def ende_config(tmp: Path, **overrides: Any) -> Path:
     return path
 
 
-def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run an installed command; never raises on a non-zero exit."""
-    return subprocess.run(list(args), capture_output=True, text=True, cwd=cwd, timeout=600)
+def run(*args: str, cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """Run an installed command; never raises on a non-zero exit. The command runs in a process group
+    of its own, killed whole when this call ends otherwise (Ctrl-C of the test run, the timeout): no
+    worker process of the command (iqsetup's pool, parse workers) outlives the test."""
+    with subprocess.Popen(list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd,
+                          start_new_session=True) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except BaseException:  # KeyboardInterrupt, TimeoutExpired: before the command is reaped
+            kill_group(process)
+            raise
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+
+
+def kill_group(process: subprocess.Popen[str]) -> None:
+    """SIGKILL to the process group a ``start_new_session`` child leads (gone already: nothing)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def small_experiment(folder: Path, metrics: Sequence[str], segments: int = 20, **overrides: Any) -> Path:

@@ -51,6 +51,7 @@ def test_models_of_different_runs_are_refused() -> None:
         am.average([])
 
 
+@pytest.mark.training
 @needs_ud
 @pytest.mark.shared
 @pytest.mark.models

@@ -48,6 +48,7 @@ def local(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     return found
 
 
+@pytest.mark.dask
 def test_a_cluster_of_two_workers_writes_the_local_cache(local: dict[str, bytes], tmp_path: Path) -> None:
     config = experiment(tmp_path / "x")
     with cluster(tmp_path / "logs") as running:
@@ -59,6 +60,7 @@ def test_a_cluster_of_two_workers_writes_the_local_cache(local: dict[str, bytes]
     assert again.returncode == 0 and "0 file(s) computed" in again.stderr and "dask:" not in again.stderr
 
 
+@pytest.mark.dask
 def test_engine_dask_local_starts_a_local_cluster(local: dict[str, bytes], tmp_path: Path) -> None:
     config = experiment(tmp_path / "x", engine={"dask": "local", "jobs": 2})
     result = run("iqsetup", str(config))
@@ -68,6 +70,7 @@ def test_engine_dask_local_starts_a_local_cluster(local: dict[str, bytes], tmp_p
     assert cache_tree(config.parent / "cache") == local
 
 
+@pytest.mark.dask
 def test_workers_whose_malloc_trims_at_64_kib_are_named(local: dict[str, bytes], tmp_path: Path) -> None:
     """Dask's nanny starts workers with MALLOC_TRIM_THRESHOLD_=65536 (every numpy array over 128 KiB is
     then mmapped and unmapped): the run still completes, and says how to start them instead."""
@@ -81,6 +84,7 @@ def test_workers_whose_malloc_trims_at_64_kib_are_named(local: dict[str, bytes],
     assert cache_tree(config.parent / "cache") == local
 
 
+@pytest.mark.dask
 def test_a_worker_killed_mid_run_costs_only_its_tasks(local: dict[str, bytes], tmp_path: Path) -> None:
     """kill -9 of a worker while it parses: Dask runs its tasks again on the other one."""
     from distributed import Client
@@ -98,6 +102,7 @@ def test_a_worker_killed_mid_run_costs_only_its_tasks(local: dict[str, bytes], t
     assert cache_tree(config.parent / "cache") == local
 
 
+@pytest.mark.dask
 def test_a_worker_killed_holding_scattered_parses_costs_only_its_tasks(local: dict[str, bytes],
                                                                       tmp_path: Path) -> None:
     """kill -9 of the only worker holding a scattered annotated text, as the syntactic units start:
@@ -123,6 +128,7 @@ def test_a_worker_killed_holding_scattered_parses_costs_only_its_tasks(local: di
     assert cache_tree(config.parent / "cache") == local
 
 
+@pytest.mark.dask
 def test_a_lost_scheduler_ends_the_run_and_a_rerun_resumes(local: dict[str, bytes], tmp_path: Path) -> None:
     from distributed import Client
 
@@ -142,6 +148,7 @@ def test_a_lost_scheduler_ends_the_run_and_a_rerun_resumes(local: dict[str, byte
     assert cache_tree(config.parent / "cache") == local
 
 
+@pytest.mark.slow  # ~10 s: the connection attempt times out
 def test_an_unreachable_scheduler_is_one_line(tmp_path: Path) -> None:
     config = experiment(tmp_path / "x")
     address = f"tcp://127.0.0.1:{free_port()}"
@@ -150,6 +157,7 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path: Path) -> None:
     assert not xml_files(config)
 
 
+@pytest.mark.dask
 @pytest.mark.parametrize(("prelude", "problem"), [
     ("sys.modules['mteval'] = None", "cannot import mteval"),
     ("import mteval\nmteval.__version__ = '0.0.1'", "runs mteval 0.0.1, this machine"),

@@ -213,6 +213,7 @@ def peak_kb(*command: str) -> int:
     return int(out.stdout)
 
 
+@pytest.mark.slow
 def test_memory_does_not_grow_with_resamples(experiment: Path) -> None:
     """100,000 and 400,000 resamples (both past one chunk of draws) peak within 20 MB of each other
     (keeping the scores, the second took 37 MB more on 3 metrics x 4 systems; 10^6 on the bundled

@@ -19,6 +19,7 @@ def write(path: Path, lines: list[str]) -> str:
     return str(path)
 
 
+@pytest.mark.slow
 def test_hybridized_reference_set(tmp_path: Path) -> None:
     config = tmp_path / "e.yaml"
     config.write_text(f"""

@@ -270,6 +270,7 @@ def test_jsonl_layout_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 # ---- end to end: the installed commands on the imported experiment ----------------------------------
 
+@pytest.mark.slow
 def test_iqsetup_and_iqeval_on_the_import(tmp_path: Path) -> None:
     out = tmp_path / "out"
     result = run(*importer(str(FIXTURE), "--testset", SET, "--lp", "ru-en", "--out", str(out)))

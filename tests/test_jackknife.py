@@ -77,6 +77,7 @@ def _sitting(tmp_path: Path, out: Path, **env: str) -> subprocess.CompletedProce
                           capture_output=True, text=True, timeout=400)
 
 
+@pytest.mark.training
 @needs_ud
 @pytest.mark.shared
 @pytest.mark.models

@@ -80,6 +80,7 @@ GTM14_AB = {
 }
 
 
+@pytest.mark.slow
 @needs_shared
 @pytest.mark.shared
 def test_multi_reference_system_scores_match_gtm14() -> None:

@@ -54,6 +54,7 @@ def _check(family: RougeFamily, hyp: Side, refs: list[Side], expected: dict) -> 
         np.testing.assert_allclose(out[v].segments, want, rtol=0, atol=1e-9, err_msg=f"{hyp.name} {v}")
 
 
+@pytest.mark.slow
 @needs_shared
 @pytest.mark.shared
 def test_rouge_wmt21_every_oracle_row() -> None:

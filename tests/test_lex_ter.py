@@ -36,6 +36,7 @@ def oracle() -> dict[tuple[str, str], dict[str, str]]:
 _lines = ruen_lines
 
 
+@pytest.mark.slow
 @needs_shared
 @pytest.mark.shared
 def test_oracle_parity() -> None:

@@ -278,6 +278,7 @@ def test_meteor_pruned_beam_equals_full_copies(hyp: list[str], ref: list[str], b
         alignment.VECTOR_MIN = saved
 
 
+@pytest.mark.slow
 def test_meteor_long_pair_bounded() -> None:
     result = run_child("""
         hyp, ref = " ".join(T.real_words(2500, T.OTHER)), " ".join(T.real_words(2500))

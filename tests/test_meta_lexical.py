@@ -155,6 +155,8 @@ def ende() -> tuple[QarlaData, dict[str, list[str]]]:
     return wmt21_ende(N_SEG)
 
 
+@pytest.mark.shared
+@pytest.mark.slow
 @needs_ende
 def test_real_scores_equal_sacrebleu(ende) -> None:
     data, systems = ende
@@ -180,6 +182,8 @@ PINNED_GREEDY = (("-TER", True), ("BLEU", False), ("P1", False), ("chrF", False)
 PINNED_JACK = (136, 180)  # on the greedy optimum {-TER}
 
 
+@pytest.mark.shared
+@pytest.mark.slow
 @needs_ende
 def test_wmt21_ende_qarla_report(ende) -> None:
     data, systems = ende

@@ -398,6 +398,7 @@ def _sacrebleu_run(test_type: str, n: int, monkeypatch: pytest.MonkeyPatch) -> d
     return scores
 
 
+@pytest.mark.slow
 @needs_shared
 @pytest.mark.shared
 def test_paired_bs_parity_with_sacrebleu(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -419,6 +420,7 @@ def test_paired_bs_parity_with_sacrebleu(monkeypatch: pytest.MonkeyPatch) -> Non
     assert ours["BLEU"].versus()[0].p_value < 0.01 < ours["chrF2"].versus()[1].p_value  # both kinds occur
 
 
+@pytest.mark.slow
 @needs_shared
 @pytest.mark.shared
 def test_paired_ar_parity_with_sacrebleu(monkeypatch: pytest.MonkeyPatch) -> None:

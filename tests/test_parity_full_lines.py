@@ -191,6 +191,7 @@ def _second_half(scores: ScoreSet) -> np.ndarray:
     return np.asarray(scores.segments)[SECOND_HALF]
 
 
+@pytest.mark.slow
 def test_chrf_lines_501_1000_equal_sacrebleu() -> None:
     sacrebleu = pytest.importorskip("sacrebleu")
     family = ChrF()
@@ -206,6 +207,7 @@ def test_chrf_lines_501_1000_equal_sacrebleu() -> None:
                                        err_msg=f"{system} {variant}")
 
 
+@pytest.mark.slow
 def test_ter_lines_501_1000_equal_sacrebleu() -> None:
     sacrebleu = pytest.importorskip("sacrebleu")
     family = TER()

@@ -3,8 +3,6 @@ bad input). Through ``python -m mteval.cli.report`` (``mteval report`` once regi
 
 from __future__ import annotations
 
-import functools
-import os
 import re
 import shutil
 import subprocess
@@ -89,28 +87,12 @@ def test_drilldown_marks_matches() -> None:
     assert [w for w, h in ref if not h] == ["is"]
 
 
-def _which_chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-@functools.lru_cache(maxsize=1)
-def _find_or_install_chromium() -> str | None:
-    """Debian's chromium, installed here with apt-get when absent (as root; MTEVAL_NO_APT=1 skips that)."""
-    if _which_chromium() or os.environ.get("MTEVAL_NO_APT") or not shutil.which("apt-get") or os.geteuid() != 0:
-        return _which_chromium()
-    install = ["apt-get", "install", "-y", "-q", "--no-install-recommends", "chromium"]
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for command in (install, ["apt-get", "update", "-q"], install):
-        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=900, check=False)
-        if command is install and done.returncode == 0:
-            break
-    return _which_chromium()
-
-
 def _chromium() -> str:
-    found = _find_or_install_chromium()
+    """Chromium on PATH; the browser tests skip without it (``.ci/run`` installs it; no test installs
+    system packages)."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
     if found is None:
-        pytest.skip("no chromium on PATH and it could not be installed (Debian: apt-get install -y chromium)")
+        pytest.skip("chromium not found: install Debian's chromium (apt-get install chromium) or run .ci/run")
     return found
 
 
@@ -126,6 +108,7 @@ def console(done: subprocess.CompletedProcess[str]) -> list[str]:
     return [line for line in done.stderr.splitlines() if ":CONSOLE" in line]
 
 
+@pytest.mark.browser
 def test_console_check_sees_errors(tmp_path: Path) -> None:
     """The console check itself: a page with a script error is caught."""
     bad = tmp_path / "bad.html"
@@ -133,6 +116,7 @@ def test_console_check_sees_errors(tmp_path: Path) -> None:
     assert any("Uncaught" in line for line in console(browse(bad, "--dump-dom")))
 
 
+@pytest.mark.browser
 def test_in_browser(page: Path, tmp_path: Path) -> None:
     dom = browse(page, "--dump-dom")
     assert dom.returncode == 0, dom.stderr[-2000:]
@@ -214,6 +198,7 @@ def test_dependency_chains_unit() -> None:
     assert unmatched(sentence("the"), sentence("the")) == ([], [])
 
 
+@pytest.mark.slow
 def test_dependency_chains_from_cached_parses(tmp_path: Path) -> None:
     """With a DP metric the drill-down lists unmatched head-word chains from the annotation cache;
     without the parses it says so and still writes the report."""

@@ -384,6 +384,8 @@ def test_the_rule_over_whole_sets_gives_the_familys_scores(metric: str) -> None:
 
 # ---- the full WMT21 ru-en: -T 1-500 equals the tools run on lines 1-500 alone ----
 
+@pytest.mark.shared
+@pytest.mark.slow
 @needs_shared
 def test_first_500_of_1000_lines_equal_the_oracles(tmp_path: Path) -> None:
     from oracles import ORACLES, RUEN, read_oracle

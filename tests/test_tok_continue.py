@@ -20,8 +20,9 @@ from conftest import ROOT, SHARED
 torch = pytest.importorskip("torch")
 
 UD = SHARED / "ud" / "en_ewt"
-pytestmark = pytest.mark.skipif(not (UD / "en_ewt-ud-train.conllu").exists(),
-                                reason="../shared/ud/en_ewt (UD English-EWT) is absent")
+pytestmark = [pytest.mark.skipif(not (UD / "en_ewt-ud-train.conllu").exists(),
+                                 reason="../shared/ud/en_ewt (UD English-EWT) is absent"),
+              pytest.mark.shared, pytest.mark.training]
 SCRIPT = ROOT / "models" / "tok_continue.py"
 SIZES = {"train": 60, "dev": 15, "test": 15}  # sentences per split
 

@@ -101,6 +101,7 @@ def test_curve_is_rebuilt_from_the_history(tmp_path: Path) -> None:
     assert [r["step"] for r in tl.read_curve(path)] == ["0"]
 
 
+@pytest.mark.training
 @needs_ud
 @pytest.mark.shared
 @pytest.mark.models
@@ -139,6 +140,7 @@ def test_tagger_resumes_exactly_after_sigkill(tmp_path: Path) -> None:
     assert best["long_training"]["step"] == b["best"]["step"] and "vocab" in best and "config" in best
 
 
+@pytest.mark.training
 @needs_ud
 @pytest.mark.shared
 @pytest.mark.models
@@ -188,6 +190,7 @@ def test_the_device_is_an_option() -> None:
     assert tl.parse_args([]).device == "cpu" and tl.parse_args(["--device", "cuda"]).device == "cuda"
 
 
+@pytest.mark.training
 @needs_ud
 @pytest.mark.shared
 @pytest.mark.models

@@ -388,6 +388,7 @@ def test_bad_tune_options_are_one_clear_error(ruen: Path, options: TuneOptions, 
     assert not list(Path(experiment.cache).rglob("BAD.xml"))
 
 
+@pytest.mark.slow
 def test_iqeval_warns_about_a_metric_learned_on_the_same_judgements(
         ruen: Path, tuned: tuple[TuningResult, Path]) -> None:
     if "in_sample_metrics" not in (ROOT / "mteval" / "pipeline" / "correlate.py").read_text(encoding="utf-8"):

@@ -45,7 +45,6 @@ def pretrain(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.models
-@pytest.mark.slow
 def test_the_widened_tagger_tags_exactly_as_the_shipped_one(pretrain: Path, tmp_path: Path) -> None:
     """Function-preserving widening: the new input block enters through zero columns, so the widened tagger
     predicts what the shipped one does, while reading the vectors (config, weights, record)."""
@@ -74,6 +73,7 @@ def test_the_extra_text_is_the_licensed_files_segments() -> None:
     assert {lic for _, _, lic in wv.EXTRA_TEXT} == {"CC BY-SA 3.0", "CC BY 4.0"}
 
 
+@pytest.mark.training
 @needs_ud
 @pytest.mark.shared
 @pytest.mark.models

@@ -16,7 +16,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 
 from mteval.annotate.remote import Parsed
 from mteval.annotate.stanza_adapter import ModelChoice, StanzaParser, set_threads
-from mteval.processes import exit_with_parent
+from mteval.processes import exit_with_parent, stop_workers
 
 _PARSER: StanzaParser | None = None
 
@@ -42,7 +42,11 @@ def parse_parallel(choice: ModelChoice, batches: Sequence[Sequence[str]], worker
     with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_start,
                              initargs=(choice, os.getpid())) as pool:
         pending: dict[Future[Parsed], int] = {pool.submit(_parse, b): i for i, b in enumerate(batches)}
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in done:
-                yield pending.pop(fut), fut.result()
+        try:
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    yield pending.pop(fut), fut.result()
+        except BaseException:  # Ctrl-C, an error, or the caller stopped reading: no batch parsed for nobody
+            stop_workers(pool)
+            raise

@@ -11,14 +11,16 @@ process computed what, nor in which order.
 
 Workers are started with ``spawn`` (no forked torch or thread state), once per run; each keeps
 one instance of every family it is given (as the single-process run keeps one per family), and
-stops when the parent is gone. A dead worker (killed, out of memory) ends the run with one line
-(:class:`WorkerError`); files already written stay, and the next run resumes.
+stops when the parent is gone or on Ctrl-C; a run that ends early (Ctrl-C, an error) terminates its
+workers rather than wait for the units they hold. A dead worker (killed, out of memory) ends the run
+with one line (:class:`WorkerError`); files already written stay, and the next run resumes.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,7 +30,7 @@ from mteval.io.corpus import DocumentIndex
 from mteval.metrics import registry
 from mteval.metrics.base import MetricFamily, Side
 from mteval.pipeline.shipping import AnySide, Given, Shipment, SideStore, SpillFolder
-from mteval.processes import exit_with_parent, exit_without_teardown
+from mteval.processes import exit_with_parent, exit_without_teardown, stop_workers
 from mteval.scores import ScoreSet
 
 if TYPE_CHECKING:
@@ -153,13 +155,14 @@ def execute(units: Sequence[Unit], documents: DocumentIndex, jobs: int, done: Do
             done(index, compute(units[index], documents, families))
         return 0
     workers = min(jobs, len(units))
-    for index, result in _pooled(units, documents, workers, started, scratch):
-        done(index, result)
+    with closing(_pooled(units, documents, workers, started, scratch)) as results:  # closed at once on an error
+        for index, result in results:
+            done(index, result)
     return workers
 
 
-def _pooled(units: Sequence[Unit], documents: DocumentIndex, workers: int,
-            started: Callable[[int], None] | None, scratch: Path | None = None) -> Iterator[tuple[int, Result]]:
+def _pooled(units: Sequence[Unit], documents: DocumentIndex, workers: int, started: Callable[[int], None] | None,
+            scratch: Path | None = None) -> Generator[tuple[int, Result], None, None]:
     """``(unit index, result)`` in completion order, from a pool of ``workers`` processes."""
     import multiprocessing  # noqa: PLC0415 - only a run with a pool pays for these imports
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait  # noqa: PLC0415
@@ -182,6 +185,9 @@ def _pooled(units: Sequence[Unit], documents: DocumentIndex, workers: int,
     except BrokenProcessPool:
         raise WorkerError("a worker process died (killed, or out of memory?); the files already written are "
                           "kept: run again to resume (with a smaller -j if memory is short)") from None
+    except BaseException:  # Ctrl-C, an error here or in the caller (GeneratorExit): no unit is wanted any more
+        stop_workers(pool)
+        raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         spill.close()
