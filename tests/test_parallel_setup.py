@@ -56,6 +56,7 @@ def serial(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.C
     return config, result
 
 
+@pytest.mark.slow
 def test_two_jobs_write_the_same_cache_byte_for_byte(serial: tuple[Path, subprocess.CompletedProcess[str]],
                                                       tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """... and the parses, handed to the workers through spill files in the cache, leave no file
@@ -76,6 +77,7 @@ def test_two_jobs_write_the_same_cache_byte_for_byte(serial: tuple[Path, subproc
     assert summary(result.stderr) == summary(first.stderr).replace(str(config.parent), str(parallel.parent))
 
 
+@pytest.mark.slow
 def test_engine_jobs_in_the_experiment_file(serial: tuple[Path, subprocess.CompletedProcess[str]],
                                             tmp_path: Path) -> None:
     """``engine: {jobs: 3}`` without -j (the parses copied over: they are compared above)."""
@@ -124,12 +126,14 @@ def bars(config: Path, *options: str) -> str:
     return result.stderr
 
 
-@pytest.mark.parametrize("jobs", ["1", "2"])
-def test_a_progress_bar_per_metric_family(tmp_path: Path, jobs: str) -> None:
+@pytest.mark.parametrize("jobs", [pytest.param("1", marks=pytest.mark.slow), "2"])
+def test_progress_bars_of_the_metric_stage(tmp_path: Path, jobs: str) -> None:
+    """In one process a bar per family; with worker processes one ``metrics`` bar over the units,
+    weighted by cost (issue 30: per-family bars waited behind each other); each ends at 100 %."""
     metrics = ["BLEU", "NIST", "chrF", "TER", "GTM-1"]
     shown = bars(ende_in(tmp_path / "on", metrics=metrics), "-j", jobs)
-    for family in ("mteval-v13a", "chrF", "TER", "GTM"):
-        assert re.search(rf"{family}:\s+\d+%\|.*pair", shown), (family, shown)
+    for family in ("mteval-v13a", "chrF", "TER", "GTM") if jobs == "1" else ("metrics",):
+        assert re.search(rf"{family}:\s+100%\|.*pair", shown), (family, shown)
     assert bars(ende_in(tmp_path / "off", metrics=metrics), "-j", jobs, "-q") == ""
 
 
@@ -143,6 +147,7 @@ def workers_of(pid: int) -> list[int]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
 def test_a_killed_worker_is_one_line_and_the_next_run_resumes(tmp_path: Path) -> None:
     metrics = ["BLEU", "chrF", "TER", "GTM-1", "ROUGE-L", "METEOR-ex"]

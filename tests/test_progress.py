@@ -54,6 +54,7 @@ def iqsetup(config: Path, progress_env: str, *options: str) -> subprocess.Comple
     return subprocess.run(["iqsetup", *options, str(config)], capture_output=True, text=True, env=env, timeout=600)
 
 
+@pytest.mark.slow
 def test_parsing_shows_a_bar_when_forced_and_none_in_a_pipe(tmp_path: Path) -> None:
     (tmp_path / "forced").mkdir()
     (tmp_path / "piped").mkdir()

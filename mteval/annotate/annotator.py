@@ -38,6 +38,7 @@ from mteval.annotate.stanza_adapter import (
     StanzaParser,
     available_processors,
     model_identity,
+    require_stanza,
     resolve_models,
 )
 from mteval.annotate.textprep import MAX_WORDS, max_chars, prepare_text
@@ -50,12 +51,16 @@ BATCH_SIZE = 500  # segments per parse call and per cache shard
 AUTO_WORKERS = 4
 AUTO_PARALLEL_MIN = 200
 REMOTE_BATCHES_PER_SLOT = 4  # with a remote engine: batches per parallel slot (a lost worker costs little)
+# texts parsed between two moves of the parse bar, here and per piece sent to a local worker (each
+# text is parsed alone, so the step changes no parse; the cache's shards stay BATCH_SIZE texts)
+PROGRESS_STEP = 8
 
 
 def identity_of(language: str = "en", model_paths: dict[str, str] | None = None,
                 processors: str | None = None) -> str:
     """The model identity an :class:`Annotator` with these options has, without creating its cache
     folder or loading a model (iqeval checks score files against it: it only reads)."""
+    require_stanza()
     wanted = available_processors(language, processors or DEFAULT_PROCESSORS, model_paths)
     return model_identity(resolve_models(language, wanted,
                                          model_paths))
@@ -68,6 +73,7 @@ class Annotator:
                  processors: str = DEFAULT_PROCESSORS, workers: int | None = None,
                  max_words: int = MAX_WORDS, batch_size: int = BATCH_SIZE,
                  remote: RemoteParser | None = None) -> None:
+        require_stanza()
         self.language = language
         self.remote = remote  # parse there (a Dask cluster) instead of in local processes
         self.model_paths = tuple(sorted((k, str(v)) for k, v in (model_paths or {}).items()))
@@ -157,18 +163,25 @@ class Annotator:
             from mteval.annotate.workers import parse_parallel  # noqa: PLC0415
 
             self._parse_pieces(shards, workers, lambda texts: parse_parallel(self.choice, texts,
-                                                                             min(workers, len(texts))), shown)
+                                                                             min(workers, len(texts))), shown,
+                               most=PROGRESS_STEP)
             return
-        for shard in shards:
-            nonempty = [t for _, t in shard if t]
-            self._commit(shard, self._get_parser().parse(nonempty) if nonempty else [])
-            shown.update(len(shard))
+        for shard in shards:  # the bar moves every PROGRESS_STEP texts; the shard is committed whole
+            parsed: list[tuple[Sentence, ArcScores | None]] = []
+            for start in range(0, len(shard), PROGRESS_STEP):
+                step = shard[start: start + PROGRESS_STEP]
+                nonempty = [t for _, t in step if t]
+                parsed += self._get_parser().parse(nonempty) if nonempty else []
+                shown.update(len(step))
+            self._commit(shard, parsed)
 
     def _parse_pieces(self, shards: list[list[tuple[str, str]]], slots: int,
-                      parse: Callable[[list[list[str]]], Iterator[tuple[int, Parsed]]], shown: progress.Bar) -> None:
-        """Cut the shards into pieces for ``slots`` parallel parsers, parse them (results in any
-        order) and commit each shard, in order, once all its pieces are back."""
-        size = max(1, min(self.batch_size, -(-sum(map(len, shards)) // slots)))
+                      parse: Callable[[list[list[str]]], Iterator[tuple[int, Parsed]]], shown: progress.Bar,
+                      most: int | None = None) -> None:
+        """Cut the shards into pieces for ``slots`` parallel parsers (of at most ``most`` texts: the
+        parse bar moves as each comes back), parse them (results in any order) and commit each
+        shard, in order, once all its pieces are back."""
+        size = max(1, min(self.batch_size, most or self.batch_size, -(-sum(map(len, shards)) // slots)))
         pieces = [(i, shard[start: start + size]) for i, shard in enumerate(shards)
                   for start in range(0, len(shard), size)]
         needed = Counter(i for i, _ in pieces)

@@ -4,10 +4,12 @@ values that start with ``-`` (IQMT's ``-M -TER``)."""
 
 from __future__ import annotations
 
+import argparse
 import logging
 import sys
 from collections.abc import Callable, Sequence
 
+from mteval import __version__, progress
 from mteval.errors import MtevalError
 
 SET_OPTIONS = ("-M", "-S", "-R", "-T")  # iqeval's set options (manual §4.2): their value is taken as is
@@ -31,9 +33,24 @@ def verbatim_values(argv: Sequence[str], options: Sequence[str] = SET_OPTIONS) -
     return out
 
 
+class _WarningLines(logging.Handler):
+    """A record as one line on the standard error of the moment, through
+    :func:`mteval.progress.write`: while a progress bar shows, the bars are cleared, the line is
+    written on its own line and the bars are drawn again below it (``tqdm.write``)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            progress.write(self.format(record))
+        except RecursionError:  # pragma: no cover - as logging.StreamHandler
+            raise
+        except Exception:  # noqa: BLE001 - logging's rule: a failing handler reports, never raises
+            self.handleError(record)
+
+
 def _configure_warnings(prog: str) -> None:
-    """Library warnings (``logging``) go to stderr as one line each, prefixed with the command."""
-    handler = logging.StreamHandler(sys.stderr)
+    """Library warnings (``logging``) go to stderr as one line each, prefixed with the command
+    (above any progress bar showing at the time: :class:`_WarningLines`)."""
+    handler = _WarningLines()
     handler.setFormatter(logging.Formatter(f"{prog}: warning: %(message)s"))
     handler.setLevel(logging.WARNING)
     root = logging.getLogger("mteval")
@@ -61,6 +78,7 @@ def _run_body(prog: str, body: Callable[[], int]) -> int:
         print(f"{prog}: error: {exc.format()}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
+        progress.close_all()  # a bar the interruption caught before its code could close it
         print(f"{prog}: interrupted (finished files are kept; re-run to resume)", file=sys.stderr)
         return 130
     except BrokenPipeError:
@@ -69,3 +87,48 @@ def _run_body(prog: str, body: Callable[[], int]) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"{prog}: error: {where}{exc.strerror or exc}".replace("\n", " "), file=sys.stderr)
         return 2
+
+
+def finish_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The command line every command shares (issue 30): ``--version``, the ``--name`` spelling of
+    each IQMT single-dash long option (:func:`add_long_spellings`), and a description for every
+    subcommand (its help line when it has none); the subcommands' parsers get the same."""
+    add_version(parser)
+    add_long_spellings(parser)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {choice.dest: choice.help for choice in action._choices_actions}
+            for name, sub in action.choices.items():
+                if not sub.description:
+                    sub.description = helps.get(name)
+                finish_parser(sub)
+    return parser
+
+
+def add_version(parser: argparse.ArgumentParser) -> None:
+    """``--version``: print ``mteval X.Y.Z`` and exit 0 (once per parser)."""
+    if "--version" not in parser._option_string_actions:
+        parser.add_argument("--version", action="version", version=f"mteval {__version__}",
+                            help="print mteval's version and exit")
+
+
+def add_long_spellings(parser: argparse.ArgumentParser) -> None:
+    """Give every single-dash option longer than one letter (IQMT's ``-assessments``, ``-doOQ``)
+    its ``--`` spelling too (``--assessments``, ``--doOQ``), as the same option; both are shown
+    in ``--help``. An existing ``--`` option of that name for something else is a bug here."""
+    for action in list(parser._actions):
+        for option in list(action.option_strings):
+            if not is_single_dash_long(option):
+                continue
+            spelling = "-" + option
+            owner = parser._option_string_actions.get(spelling)
+            if owner is None:
+                action.option_strings = [*action.option_strings, spelling]
+                parser._option_string_actions[spelling] = action
+            elif owner is not action:
+                raise ValueError(f"{parser.prog}: {option} and {spelling} are different options")
+
+
+def is_single_dash_long(option: str) -> bool:
+    """Whether an option string is an IQMT-style single-dash long option (``-doOQ``, not ``-M``)."""
+    return option.startswith("-") and not option.startswith("--") and len(option) > 2
