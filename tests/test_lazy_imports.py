@@ -138,3 +138,37 @@ def test_the_commands_run_blas_on_one_thread() -> None:
     kept = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                           env={**env, "OPENBLAS_NUM_THREADS": "2"})
     assert kept.stdout.split()[0] == "2"  # the user's own setting is kept
+
+
+# The Python API (issue 30): ``import mteval`` alone imports no other module; scoring BLEU through it
+# imports BLEU's family and the pipeline, never the heavy modules nor other families.
+API_CHILD = """
+import json, sys
+import mteval
+bare = sorted(m for m in sys.modules if m.startswith("mteval") or m == "numpy")
+assert "score" in dir(mteval) and "Campaign" in mteval.__all__
+try:
+    mteval.no_such_name
+except AttributeError:
+    pass
+else:
+    raise SystemExit("mteval.no_such_name did not raise AttributeError")
+found = mteval.score("BLEU", ["the cat sat on the mat", "hello world"], [["the cat sat on a mat", "hello world"]])
+print(json.dumps({"bare": bare, "after": sorted(sys.modules), "score": found.score}))
+"""
+
+
+def test_import_mteval_is_bare_and_the_api_scores_bleu_without_heavy_modules() -> None:
+    import os
+
+    env = {**os.environ, "MTEVAL_PROGRESS": "0"}  # no progress bar: tqdm stays unimported too
+    done = subprocess.run([sys.executable, "-c", API_CHILD], capture_output=True, text=True, timeout=300, env=env,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["bare"] == ["mteval"]
+    assert 0 < found["score"] < 1
+    assert _under(found["after"], HEAVY) == []
+    read_path = ("mteval.pipeline.evaluate", "difflib")  # the API reads the scores back as iqeval does
+    assert _under(found["after"], tuple(m for m in UNUSED if m not in read_path)) == []
+    assert "mteval.metrics.bleu_nist" in found["after"] and "mteval.metrics.chrf" not in found["after"]

@@ -1,0 +1,419 @@
+"""mteval's Python API (docs/api.md): score texts in one call, and read an experiment's scores,
+correlations and comparisons as plain Python objects.
+
+The pipeline layer's public face, re-exported by :mod:`mteval` lazily (``import mteval`` imports
+nothing heavy; the first use of one of these names imports this module). Every number comes from
+the code iqsetup and iqeval run, never from a second implementation:
+
+- :func:`score` and :func:`score_systems` (and ``mteval score``, through :func:`scored`) build an
+  in-memory experiment over the given texts -- lists of strings, or files given as
+  :class:`pathlib.Path` and read as iqsetup reads them -- compute it with
+  :func:`mteval.pipeline.setup.run_setup` into a score cache (``cache=``: kept and reused while
+  current, as iqsetup's; else a temporary folder removed afterwards) and read the files back
+  through the verified cache, so a score is the one ``iqeval -doOQ`` shows for the same texts;
+- :func:`load` gives a :class:`Campaign`: an experiment file's records (iqeval's ``--json`` rows)
+  read through :func:`mteval.pipeline.verify.open_cache`; :func:`to_dataframe` makes a pandas
+  DataFrame of them when pandas is installed.
+
+Bad input raises :class:`mteval.errors.MtevalError` (the one-line message the commands print).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mteval import names, user_cache
+from mteval.errors import ConfigError, InputError, MtevalError, quote
+from mteval.io.align import align_texts, model_of
+from mteval.io.corpus import Text
+from mteval.io.plain import check_characters, plain_text
+from mteval.io.readers import read_text
+from mteval.metrics import registry
+from mteval.pipeline.config import Experiment, TextSpec
+from mteval.pipeline.evaluate import Selection, SubsetTexts, outside_qarla, select, selected_files
+from mteval.pipeline.expected import StaleFile
+from mteval.pipeline.setup import SetupReport, run_setup
+from mteval.pipeline.texts import LoadedTexts
+from mteval.pipeline.verify import open_cache, verifier_of
+from mteval.store.cache import ScoreCache, refset_name
+
+__all__ = ["Campaign", "MissingDependency", "Score", "load", "score", "score_systems", "scored", "split_metrics",
+           "to_dataframe"]
+
+Record = dict[str, Any]
+Source = Sequence[str] | os.PathLike  # a text: its segments, or a file (pathlib.Path)
+Names = str | Sequence[str] | None  # a set name or comma-separated names (as iqeval -M -S -R), or a list
+SCORE_EXPERIMENT = "mteval-score"  # the name (and stand-in experiment file) of a campaign over given texts
+LANGUAGE_CODE = re.compile(r"[a-z]{2,3}(?:[-_][a-z0-9]{2,8})*")  # as an experiment's 'language:' (fullmatch)
+CASES = {None: None, "cs": True, "ci": False}
+
+
+class MissingDependency(MtevalError, ImportError):
+    """An optional package a function needs is not installed."""
+
+
+@dataclass(frozen=True, repr=False)
+class Score:
+    """One metric's scores of one system: ``score`` is the corpus (system) score iqeval shows (the
+    family's own system rule: summed statistics for BLEU, chrF, TER...), ``segments`` its segment
+    scores (NaN: none for that segment), ``signature`` what computed it (``nrefs:N|`` and the
+    settings stored in the score file), ``higher_is_better`` its direction."""
+
+    metric: str
+    score: float
+    segments: list[float]
+    signature: str
+    higher_is_better: bool
+
+    def __str__(self) -> str:
+        return f"{self.metric} = {self.score:.4f}"
+
+    def __repr__(self) -> str:  # the segments counted, not listed (thousands in a notebook)
+        return (f"Score(metric={self.metric!r}, score={self.score!r}, segments=[{len(self.segments)} scores], "
+                f"signature={self.signature!r}, higher_is_better={self.higher_is_better!r})")
+
+
+class Campaign:
+    """An experiment and its texts; its cached scores, correlations and comparisons as records.
+
+    Selections (``metrics``, ``systems``, ``references``) take a set name or comma-separated
+    names, as iqeval's -M -S -R, or a list of names; ``segments`` a set name, a range string such
+    as ``"1-3,10"`` (iqeval -T) or a list of 1-based numbers. Every read is verified: a score file
+    that the current texts and settings did not produce raises one error naming it."""
+
+    def __init__(self, experiment: Experiment, texts: LoadedTexts, labels: Mapping[str, str] | None = None) -> None:
+        self.experiment = experiment
+        self.texts = texts
+        self.labels = dict(labels or {})  # text name -> what the caller called it (texts given to scored)
+        self._cache: ScoreCache | None = None
+
+    def __repr__(self) -> str:
+        return (f"Campaign({self.experiment.name!r}: {len(self.systems)} systems, {len(self.references)} "
+                f"references, {len(self.texts)} segments, cache {str(self.experiment.cache)!r})")
+
+    @property
+    def systems(self) -> tuple[str, ...]:
+        return self.experiment.system_names
+
+    @property
+    def references(self) -> tuple[str, ...]:
+        return self.experiment.reference_names
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        """The experiment's metrics (learned ones last)."""
+        return self.experiment.metrics + self.experiment.learned_names
+
+    @property
+    def cache(self) -> ScoreCache:
+        """The experiment's score cache, every read checked (:func:`~mteval.pipeline.verify.open_cache`)."""
+        if self._cache is None:
+            self._cache = open_cache(self.experiment, self.texts)
+        return self._cache
+
+    def label(self, name: str) -> str:
+        """What the caller called a text (its key or file), else its name."""
+        return self.labels.get(name, name)
+
+    def compute(self, *, jobs: int | None = None, remake: bool = False,
+                targets: Sequence[str] | None = None) -> SetupReport:
+        """What ``iqsetup`` does: compute every missing or stale score file (``targets``: of these
+        texts only; ``jobs``: worker processes, None = the experiment's ``engine:``, else one per core)."""
+        from mteval.pipeline.legacy_eval_config import computable
+
+        report = run_setup(computable(self.experiment), self.texts, remake=remake, jobs=jobs,
+                           targets=None if targets is None else tuple(targets))
+        self._cache = None  # read afresh
+        return report
+
+    def selection(self, level: str = "sys", metrics: Names = None, systems: Names = None, references: Names = None,
+                  segments: str | Sequence[int] | None = None, with_references: bool = False) -> Selection:
+        """What iqeval's -G -M -S -R -T -doref select (checked: an unknown name is one error)."""
+        chosen = segments if segments is None or isinstance(segments, str) else ",".join(map(str, segments))
+        return select(self.experiment, self.cache, len(self.texts), _joined(metrics), _joined(systems),
+                      _joined(references), chosen, level, with_references)
+
+    def scores(self, level: str = "sys", *, metrics: Names = None, systems: Names = None, references: Names = None,
+               segments: str | Sequence[int] | None = None, with_references: bool = False) -> list[Record]:
+        """``iqeval -doOQ``'s records at ``level`` (sys, doc or seg): target, refset, metric, level,
+        doc, segment, score (and ``aggregate``: the rule of a sys or doc score)."""
+        sel = self.selection(level, metrics, systems, references, segments, with_references)
+        return self._records(sel, lambda: outside_qarla(self.cache, sel, self.texts.documents,
+                                                        SubsetTexts.of(self.experiment, self.texts)))
+
+    def score(self, metric: str, system: str, references: Names = None) -> Score:
+        """One metric's :class:`Score` of one system (against all references by default)."""
+        sel = self.selection("sys", [metric], [system], references)
+        refset = refset_name(sel.references)
+        try:
+            _, found = self.cache.read(sel.systems[0], refset, sel.metrics[0], len(self.texts))
+        except StaleFile as stale:
+            raise verifier_of(self.cache).summary(stale, selected_files(sel)) from None
+        return Score(metric, float(found.scores.system), [float(v) for v in found.scores.segments],
+                     f"nrefs:{len(sel.references)}|{found.signature}", _higher_is_better(sel.metrics[0]))
+
+    def correlations(self, assessments: str | os.PathLike, level: str = "sys", *, metrics: Names = None,
+                     systems: Names = None, references: Names = None, segments: str | Sequence[int] | None = None,
+                     **options: Any) -> list[Record]:
+        """``iqeval -assessments FILE``'s records (``options``: its options by their Python names,
+        e.g. ``corr=["pearson", "kendall"]``, ``average="item"``, ``significance=True``, ``seed=1``)."""
+        from mteval.pipeline import correlate
+
+        args = _iqeval_options(correlate.add_arguments, options, assessments=os.fspath(assessments))
+        sel = self.selection(level, metrics, systems, references, segments)
+        action = correlate.ACTIONS["assessments"]
+        return self._records(sel, lambda: action(args, self.experiment, self.cache, sel, self.texts))
+
+    def compare(self, *, metrics: Names = None, systems: Names = None, references: Names = None,
+                segments: str | Sequence[int] | None = None, baseline: str | None = None,
+                **options: Any) -> list[Record]:
+        """``iqeval -compare [-baseline SYS]``'s records: paired significance between systems
+        (``options``: :class:`mteval.pipeline.compare.Options`' fields, e.g. ``resamples=1000``)."""
+        from mteval.pipeline import compare
+
+        settings = compare.Options(baseline=baseline, **options)
+        sel = self.selection("sys", metrics, systems, references, segments)
+
+        def run() -> list[Record]:
+            results = compare.compare_systems(self.experiment, self.cache, sel, self.texts, settings)
+            return compare.comparison_records(results, settings, refset_name(sel.references), len(sel.segments))
+
+        return self._records(sel, run)
+
+    def _records(self, sel: Selection, make: Callable[[], list[Record]]) -> list[Record]:
+        """The records ``make`` gives, without the text views' private keys; a stale file read on
+        the way is refused in one error naming every stale file of the selection (as iqeval)."""
+        try:
+            records = make()
+        except StaleFile as stale:
+            raise verifier_of(self.cache).summary(stale, selected_files(sel)) from None
+        return [{k: v for k, v in r.items() if not k.startswith("_")} for r in records]
+
+
+def load(config: str | os.PathLike) -> Campaign:
+    """The experiment of a YAML or legacy config file (as iqsetup and iqeval read it) and its texts."""
+    from mteval.pipeline.config import load as load_experiment
+    from mteval.pipeline.texts import load_texts
+
+    experiment = load_experiment(Path(config))
+    return Campaign(experiment, load_texts(experiment))
+
+
+def score(metric: str, hypotheses: Source, references: Source | Sequence[Source], *, case: str | None = None,
+          language: str = "en", cache: str | os.PathLike | None = None) -> Score:
+    """Score one system's ``hypotheses`` with one metric against ``references``: a list of
+    references, each a list of strings (sacreBLEU's convention) or a :class:`pathlib.Path`; a single
+    list of strings is one reference. ``case``: ``"cs"``, ``"ci"`` or None (each metric's own
+    default); ``language``: of the texts (syntactic metrics' parser); ``cache``: a folder for the
+    score files (and the parses), as iqsetup's; by default a temporary one (parses kept in the user
+    cache, :mod:`mteval.user_cache`)."""
+    wanted = registry.expand(split_metrics(metric)) if isinstance(metric, str) else []
+    if len(wanted) != 1:
+        raise ConfigError(f"metric {quote(metric)} names {len(wanted)} metrics; score() computes one (name one "
+                          "variant, e.g. BLEU or NIST-5; score_systems() computes several)")
+    return score_systems(wanted, {"hypotheses": hypotheses}, references, case=case, language=language,
+                         cache=cache)["hypotheses"][wanted[0]]
+
+
+def score_systems(metrics: str | Sequence[str], systems: Mapping[str, Source], references: Source | Sequence[Source],
+                  *, case: str | None = None, language: str = "en", cache: str | os.PathLike | None = None,
+                  jobs: int | None = 1) -> dict[str, dict[str, Score]]:
+    """Several systems (name -> text) and metrics (comma-separated or a list; a family name is all
+    its variants) at once: ``{system: {metric: Score}}``, in the order given. ``jobs``: worker
+    processes (1: none, in this process; None: one per core when worth it). Otherwise as :func:`score`."""
+    with scored(systems, references, metrics, case=case, language=language, cache=cache, jobs=jobs) as campaign:
+        return {campaign.label(s): {m: campaign.score(m, s) for m in campaign.metrics} for s in campaign.systems}
+
+
+@contextmanager
+def scored(systems: Mapping[str, Source], references: Source | Sequence[Source], metrics: str | Sequence[str], *,
+           case: str | None = None, language: str = "en", cache: str | os.PathLike | None = None,
+           jobs: int | None = 1) -> Iterator[Campaign]:
+    """The :class:`Campaign` of the given texts, computed (what :func:`score_systems` and
+    ``mteval score`` read): its systems and references are named after the keys or files (their
+    :meth:`Campaign.label`), its score files are in ``cache`` (kept) or in a temporary folder
+    removed when the ``with`` block ends."""
+    sources = _reference_sources(references)
+    if not isinstance(systems, Mapping) or not systems:
+        raise ConfigError("systems: expected a mapping name -> text (a list of strings or a pathlib.Path), "
+                          f"with at least one system; got {quote(systems)}")
+    settings = _settings(metrics, case, language)
+    with ExitStack() as stack:
+        root = Path(cache) if cache is not None else Path(stack.enter_context(
+            tempfile.TemporaryDirectory(prefix="mteval-score-")))
+        campaign = _text_campaign(systems, sources, root, settings, {} if cache is not None else _parse_cache())
+        campaign.compute(jobs=jobs, targets=campaign.systems)
+        yield campaign
+
+
+def split_metrics(value: str) -> list[str]:
+    """Comma-separated metric names; commas inside a registered name (``SP-Op(,)``, ``SR-Or,w-*``)
+    kept, the longest such name first."""
+    known = {*registry.all_variants(), *registry.alias_table(), *registry.family_names()}
+    parts = [p.strip() for p in value.split(",")]
+    out, i = [], 0
+    while i < len(parts):
+        j = next((j for j in range(len(parts), i + 1, -1) if ",".join(parts[i:j]) in known), i + 1)
+        out.append(",".join(parts[i:j]))
+        i = j
+    return [name for name in out if name]
+
+
+def to_dataframe(records: Sequence[Mapping[str, Any]]) -> Any:
+    """A pandas DataFrame of records (one row each, a column per key); :class:`MissingDependency`
+    when pandas is not installed."""
+    try:
+        import pandas
+    except ImportError:
+        raise MissingDependency("to_dataframe needs pandas, which is not installed (pip install pandas); "
+                                "the records are plain dicts: json, csv or any table library reads them") from None
+    return pandas.DataFrame.from_records([dict(r) for r in records])
+
+
+# --- the in-memory experiment of scored() --------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Settings:
+    metrics: tuple[str, ...]
+    case_sensitive: bool | None
+    language: str
+
+
+def _settings(metrics: str | Sequence[str], case: str | None, language: str) -> _Settings:
+    """The checked metric names (expanded as an experiment's ``metrics:``), case and language."""
+    listed = split_metrics(metrics) if isinstance(metrics, str) else list(metrics)
+    if not listed or not all(isinstance(m, str) for m in listed):
+        raise ConfigError(f"metrics: expected metric names, e.g. BLEU,chrF,TER; got {quote(metrics)}")
+    if case not in CASES:
+        raise ConfigError(f"case {quote(case)}: expected 'cs' (case-sensitive), 'ci' or None (each metric's default)")
+    if not isinstance(language, str) or not LANGUAGE_CODE.fullmatch(language):
+        raise ConfigError(f"language: expected a language code such as en, de or zh-hans, got {quote(language)}")
+    return _Settings(tuple(registry.expand(listed)), CASES[case], language)
+
+
+def _reference_sources(references: Source | Sequence[Source]) -> list[Source]:
+    """The references as a list of texts: one list of strings (or one Path) is one reference."""
+    if isinstance(references, os.PathLike):
+        return [references]
+    if isinstance(references, (str, bytes)) or not isinstance(references, Sequence) or not references:
+        raise ConfigError("references: expected a list of references, each a list of strings or a pathlib.Path "
+                          f"(or one such reference); got {quote(references)}")
+    if all(isinstance(r, str) for r in references):
+        return [references]  # type: ignore[list-item]  # one reference, as its segments
+    return list(references)  # type: ignore[arg-type]
+
+
+def _text_campaign(systems: Mapping[str, Source], references: list[Source], root: Path, settings: _Settings,
+                   annotation: dict[str, Any]) -> Campaign:
+    """The campaign of the given texts, read and aligned as iqsetup reads an experiment's."""
+    ref_labels = ["references" if len(references) == 1 else f"references[{k}]" for k in range(len(references))]
+    ref_items = [(_where(src, label), src) for label, src in zip(ref_labels, references, strict=True)]
+    sys_items = [(_where(src, str(key)), src) for key, src in systems.items()]
+    folders = _folder_names([_preferred("", s) for _, s in ref_items], "ref", set())
+    folders += _folder_names([_preferred(str(k), s) for k, s in systems.items()], "sys", set(folders))
+    read = [_read(src, where, name) for (where, src), name in zip(ref_items + sys_items, folders, strict=True)]
+    model = model_of(read)
+    aligned = align_texts(read, model)
+    n_refs = len(ref_items)
+    texts = LoadedTexts({t.name: t for t in aligned[:n_refs]}, {t.name: t for t in aligned[n_refs:]}, None,
+                        model.documents if model else aligned[0].documents)
+    experiment = Experiment(
+        name=SCORE_EXPERIMENT, config_path=Path(SCORE_EXPERIMENT), cache=root,
+        references=tuple(TextSpec(t.name, Path(t.where)) for t in aligned[:n_refs]),
+        systems=tuple(TextSpec(t.name, Path(t.where)) for t in aligned[n_refs:]),
+        metrics=settings.metrics, language=settings.language, case_sensitive=settings.case_sensitive,
+        annotation=annotation)
+    labels = {name: where for name, (where, _) in zip(folders[:n_refs], ref_items, strict=True)}
+    labels.update({name: str(key) for name, key in zip(folders[n_refs:], systems, strict=True)})
+    return Campaign(experiment, texts, labels)
+
+
+def _where(source: Source, label: str) -> str:
+    """What messages call a text: its file as given, else ``label``."""
+    return os.fspath(source) if isinstance(source, os.PathLike) else label
+
+
+def _preferred(label: str, source: Source) -> str:
+    """The cache folder name a text would like: its file's stem, else its key."""
+    return Path(os.fspath(source)).stem if isinstance(source, os.PathLike) else label
+
+
+def _folder_names(preferred: list[str], prefix: str, taken: set[str]) -> list[str]:
+    """A cache folder name per text: the preferred one when it is a valid name not taken (in any
+    case), else ``PREFIX<number>`` (files named alike in two folders, ``-``, odd characters)."""
+    used = {names.collision_key(t) for t in taken}
+    out = []
+    for number, name in enumerate(preferred, start=1):
+        candidates = [name, f"{prefix}{number}", *(f"{prefix}{number}-{k}" for k in range(2, 1000))]
+        chosen = next(c for c in candidates if names.name_problem(c) is None and names.collision_key(c) not in used)
+        used.add(names.collision_key(chosen))
+        out.append(chosen)
+    return out
+
+
+def _read(source: Source, where: str, name: str) -> Text:
+    """One text: a file read as iqsetup reads it, or a list of strings checked as a file's lines
+    are (one line each, no control characters; at least one)."""
+    if isinstance(source, os.PathLike):
+        return read_text(Path(source), name)
+    if isinstance(source, (str, bytes)) or not isinstance(source, Sequence):
+        raise ConfigError(f"expected a list of strings (one segment each) or a pathlib.Path, got {quote(source)}",
+                          where)
+    segments = list(source)
+    for number, segment in enumerate(segments, start=1):
+        if not isinstance(segment, str):
+            raise InputError(f"segment {number} is {quote(segment)}, not a string", where, number)
+        if "\n" in segment or "\r" in segment:
+            raise InputError(f"segment {number} holds a line break; a segment is one line", where, number)
+    check_characters("\n".join(segments), where)
+    return plain_text(segments, where, name)
+
+
+def _parse_cache() -> dict[str, Any]:
+    """The ``annotation:`` options of a campaign whose scores are temporary: the parses go to the
+    user cache (:mod:`mteval.user_cache`; keyed by text, language and models, so shared safely),
+    or beside the temporary scores when it is disabled."""
+    folder = user_cache.cache_dir()
+    return {} if folder is None else {"cache": folder / "annotation"}
+
+
+def _higher_is_better(metric: str) -> bool:
+    """A metric's direction, as iqeval's (:func:`mteval.pipeline.evaluate.higher_is_better`), from
+    its own family only (that one loads every family); a user's own metric counts as a similarity."""
+    try:
+        family = registry.create(registry.family_of(metric))
+    except ConfigError:
+        return True
+    return family.info(registry.canonical(metric)).higher_is_better
+
+
+def _joined(value: Names) -> str | None:
+    """A selection as iqeval's option value: a list joined with commas (names keep their own)."""
+    if value is None or isinstance(value, str):
+        return value
+    return ",".join(value)
+
+
+def _iqeval_options(add: Callable[[argparse.ArgumentParser], None], given: Mapping[str, Any],
+                    **fixed: Any) -> argparse.Namespace:
+    """iqeval's options as ``add`` registers them, at their defaults, with ``given`` ones set
+    (a list given for ``corr`` joined); an unknown option is a TypeError, as for any function."""
+    parser = argparse.ArgumentParser(add_help=False)
+    add(parser)
+    args = parser.parse_args([])
+    for key, value in given.items():
+        if key not in vars(args) or key in fixed:
+            known = ", ".join(sorted(k for k in vars(args) if k not in fixed))
+            raise TypeError(f"unknown option {key!r}; known: {known}")
+        setattr(args, key, value if key != "corr" or isinstance(value, str) else ",".join(value))
+    for key, value in fixed.items():
+        setattr(args, key, value)
+    return args

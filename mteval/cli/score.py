@@ -1,0 +1,131 @@
+"""mteval score: score system outputs against references in one line, as sacreBLEU does.
+
+    mteval score -r ref.txt -i sys.txt                       # BLEU, chrF and TER
+    mteval score -r ref.txt -r ref2.txt -i sys1.txt sys2.txt -m BLEU,chrF,DP-HWCM_w-4
+    mteval score -r ref.txt -m BLEU -f json < sys.txt        # one system on standard input
+
+Plain text (one segment a line; SGML is read too), every -r file one reference. The scores are
+computed by the metrics' own code with iqsetup's cache rules (the numbers are those iqeval -doOQ
+shows for an experiment of the same texts): in a temporary folder, or with --cache DIR in DIR,
+laid out as iqsetup's (DIR/SYSTEM/REFSET/METRIC.xml), a file still current reused. Text output:
+one line per system and metric, then one signature line per metric (nrefs and what computed it,
+as sacreBLEU's); -f tsv and -f json give iqeval's records with the signature.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from mteval.api import Campaign, Score
+
+DEFAULT_METRICS = "BLEU,chrF,TER"  # sacreBLEU's three
+STDIN = "<stdin>"  # what messages and the output call a system read from standard input
+
+
+def add_parser(commands: Any) -> None:
+    """The ``score`` subcommand and its options."""
+    parser = commands.add_parser("score", help="score system outputs against references in one line (sacreBLEU style)",
+                                 description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-r", "--ref", dest="refs", action="append", required=True, metavar="FILE",
+                        help="a reference file, one segment a line; repeat for more references (-r A -r B)")
+    parser.add_argument("-i", "--input", dest="inputs", nargs="+", metavar="FILE",
+                        help="system output file(s), one segment a line; '-' or none: standard input (one system)")
+    parser.add_argument("-m", "--metrics", default=DEFAULT_METRICS,
+                        help=f"comma-separated metric names (default {DEFAULT_METRICS}; a family name: all its "
+                        "variants; 'mteval metrics' lists them)")
+    parser.add_argument("-f", "--format", choices=("text", "tsv", "json"), default="text",
+                        help="text (default): a line per system and metric, then the signatures; tsv, json: "
+                        "iqeval's records with the signature")
+    parser.add_argument("--segments", action="store_true", help="also every segment's score")
+    parser.add_argument("--case", choices=("cs", "ci"),
+                        help="cs: case-sensitive, ci: case-insensitive for every metric (default: each metric's "
+                        "reference default: cs, TER ci)")
+    parser.add_argument("-l", "--language", default="en",
+                        help="language of the texts, for the syntactic metrics' parser (default en)")
+    parser.add_argument("--cache", metavar="DIR",
+                        help="keep the score files (and parses) in DIR, as iqsetup's cache; a file still current is "
+                        "reused (default: a temporary folder)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars (shown only on a terminal)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Score every system with every metric and print the scores."""
+    from mteval import api, progress
+
+    progress.set_quiet(args.quiet)
+    systems = _systems(args.inputs)
+    references = [Path(ref) for ref in args.refs]
+    with api.scored(systems, references, args.metrics, case=args.case, language=args.language,
+                    cache=args.cache, jobs=None) as campaign:
+        scores = {s: {m: campaign.score(m, s) for m in campaign.metrics} for s in campaign.systems}
+        if args.format == "text":
+            write_text(campaign, scores, args.segments, sys.stdout)
+        else:
+            from mteval.cli import output
+
+            write = output.write_tsv if args.format == "tsv" else output.write_json
+            write(records(campaign, scores, args.segments), sys.stdout)
+    return 0
+
+
+def _systems(inputs: list[str] | None) -> dict[str, Any]:
+    """The systems to score: each file by its name as given (a Path), standard input as its lines."""
+    files = inputs or ["-"]
+    if files.count("-") > 1:
+        from mteval.errors import ConfigError
+
+        raise ConfigError("-i: '-' (standard input) can be given once")
+    return {STDIN if f == "-" else f: _stdin() if f == "-" else Path(f) for f in files}
+
+
+def _stdin() -> list[str]:
+    """Standard input's lines, read as a file is (UTF-8, no control characters, at most the size
+    of an input file); refused when it is a terminal (nothing was piped)."""
+    from mteval.errors import ConfigError, InputError
+    from mteval.io.plain import MAX_BYTES, decode_lines
+
+    if sys.stdin is None or sys.stdin.isatty():
+        raise ConfigError("no system output: give -i FILE, or pipe one system's output to standard input")
+    data = sys.stdin.buffer.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise InputError(f"more than {MAX_BYTES >> 20} MiB; an input text is limited to {MAX_BYTES >> 20} MiB", STDIN)
+    return decode_lines(data, STDIN)
+
+
+def write_text(campaign: Campaign, scores: dict[str, dict[str, Score]], segments: bool, out: TextIO) -> None:
+    """A line per system (named when there are several) and metric, the segments' lines after it
+    with ``segments``, then a ``METRIC|SIGNATURE`` line per metric."""
+    several = len(scores) > 1
+    rows = []
+    for system, per_metric in scores.items():
+        head = [campaign.label(system)] if several else []
+        for metric, found in per_metric.items():
+            rows.append([*head, metric, *(["corpus"] if segments else []), _number(found.score)])
+            if segments:
+                rows += [[*head, metric, str(k), _number(v)] for k, v in enumerate(found.segments, start=1)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    for row in rows:
+        out.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1] + "\n")
+    for metric, found in next(iter(scores.values())).items():
+        out.write(f"{metric}|{found.signature}\n")
+
+
+def _number(value: float) -> str:
+    return f"{value:.4f}"
+
+
+def records(campaign: Campaign, scores: dict[str, dict[str, Score]], segments: bool) -> list[dict[str, Any]]:
+    """iqeval's -doOQ records (sys, then seg with ``segments``), each system as given (its file or
+    ``<stdin>``), the references as given joined with ``+``, the signature on the sys records."""
+    chosen = list(campaign.metrics)  # not other metrics a kept --cache may hold
+    found = campaign.scores("sys", metrics=chosen) + (campaign.scores("seg", metrics=chosen) if segments else [])
+    refset = "+".join(campaign.label(r) for r in campaign.references)
+    out = []
+    for record in found:
+        extra = {"signature": scores[record["target"]][record["metric"]].signature} if record["level"] == "sys" else {}
+        out.append({**record, "target": campaign.label(record["target"]), "refset": refset, **extra})
+    return out
