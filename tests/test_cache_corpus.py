@@ -171,6 +171,7 @@ def _limited(limit_bytes: int):  # type: ignore[no-untyped-def]
     return set_limit
 
 
+@pytest.mark.slow
 def test_gzip_bomb_refused_with_bounded_memory(experiment: Path) -> None:
     """500 MB of ``<x/>`` in a 0.5 MB ``.xml.gz``: refused by the element cap, in bounded memory."""
     path = experiment.parent / "cache" / "UEdin" / "A_C_D" / "BOMB.xml.gz"
@@ -259,7 +260,7 @@ def test_cache_path_not_writable(tmp_path: Path) -> None:
 
 
 def test_metric_name_leaving_the_cache_is_refused(experiment: Path) -> None:
-    assert_user_error(oq(experiment, "-M", "BLEU,../../../x"), "unknown set name")
+    assert_user_error(oq(experiment, "-M", "BLEU,../../../x"), "unknown metric '../../../x'")
     cache = ScoreCache(experiment.parent / "cache")
     for parts in (("..", "A_C_D", "BLEU"), ("UEdin", "../..", "BLEU"), ("UEdin", "A_C_D", "../../x"),
                   ("UEdin", "A\nB", "BLEU"), ("", "A", "BLEU")):

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mteval.cli.common import run_command, verbatim_values
+from mteval.cli.common import finish_parser, run_command, verbatim_values
 from mteval.pipeline.import_mtme import DEFAULT_METRICS, ImportOptions, import_mtme
 
 
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mteval import-mtme", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
-    args = parser.parse_args(verbatim_values(sys.argv[1:] if argv is None else argv, ("--metrics",)))
+    args = finish_parser(parser).parse_args(verbatim_values(sys.argv[1:] if argv is None else argv, ("--metrics",)))
     return run_command("mteval", lambda: run(args))
 
 

@@ -16,6 +16,9 @@ Examples::
     IQeval -doOQ -G sys -O 0 configs/IQeval.config        # the IQeval.config that IQsetup writes
     iqeval -doOQ -M -TER configs/example.yaml             # a value may start with '-' (-M=-TER too)
     iqeval -remake -doOQ -M BLEU configs/example.yaml     # recompute BLEU's files, then evaluate
+
+Every IQMT single-dash option also takes two dashes, as the same option: -doOQ or --doOQ,
+-assessments or --assessments, -remake or --remake. --version prints mteval's version.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from typing import Any
 
 from mteval import progress
 from mteval.cli import compare_view, output
-from mteval.cli.common import SET_OPTIONS, run_command, verbatim_values
+from mteval.cli.common import SET_OPTIONS, finish_parser, run_command, verbatim_values
 from mteval.errors import MtevalError
 from mteval.pipeline import compare, correlate, evaluate, qarla_report, trial
 from mteval.pipeline.config import Experiment, load
@@ -72,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     qarla_report.add_arguments(p)  # -doQUEEN -doKING -doJACK -optimizeKING -TT
     correlate.add_arguments(p)  # -assessments FILE and its options
     compare.add_arguments(p)  # -compare (-compareSystems) -baseline SYS and its options
-    return p
+    return finish_parser(p)  # --doOQ for -doOQ, --assessments for -assessments, ...; --version
 
 
 def _oq(args: argparse.Namespace, experiment: Experiment, cache: ScoreCache, sel: evaluate.Selection,
@@ -124,7 +127,7 @@ def remake(args: argparse.Namespace, experiment: Experiment, texts: LoadedTexts)
 
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
-    args = build_parser().parse_args(verbatim_values(words, (*SET_OPTIONS, "-baseline")))
+    args = build_parser().parse_args(verbatim_values(words, (*SET_OPTIONS, "-baseline", "--baseline")))
     progress.set_quiet(args.quiet)
 
     def body() -> int:

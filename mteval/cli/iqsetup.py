@@ -17,6 +17,9 @@ them on every run and keeps the sets you add below the line '# --- your sets ...
 -j N (or 'engine: {jobs: N}' in the experiment file) computes in N processes; --scheduler ADDRESS
 (or 'engine: {dask: ADDRESS}') on a Dask cluster. The files are the same byte for byte whatever N
 or cluster (docs/scaling.md).
+
+Every single-dash option also takes two dashes (-remake or --remake, -JACK or --JACK); --version
+prints mteval's version.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import sys
 import time
 from pathlib import Path
 
-from mteval.cli.common import run_command
+from mteval.cli.common import finish_parser, run_command
 from mteval.errors import ConfigError, quote
 from mteval.pipeline import legacy_eval_config
 from mteval.pipeline.config import MAX_JOBS, load
@@ -55,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "engine: {dask: ...}; needs pip install 'mteval[dask]'); the files are the same")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="no progress messages or bars (bars show only on a terminal anyway)")
-    return parser
+    return finish_parser(parser)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,7 +2,8 @@
 
 Examples::
 
-    mteval metrics                      # every registered family, its variants and their aliases
+    mteval metrics                      # one line per metric: family, direction, range, aliases
+    mteval metrics --long               # every registered family, its variants and their aliases
     mteval metrics SP-Op-NN             # what one name denotes (IQMT manual spellings are aliases)
     mteval models info en               # which Stanza models an experiment in English would use
     mteval models download en           # Stanza's official models (needs internet)
@@ -10,31 +11,56 @@ Examples::
     mteval report configs/example.yaml -assessments data/wmt21-ende-sample/human/mqm.tsv -o report.html
     mteval import-mtme ~/.mt-metrics-eval/mt-metrics-eval-v2 --testset wmt22 --lp en-de --out wmt22-ende
     mteval tune configs/example-docids.yaml --assessments data/wmt21-ruen-sample/human/da.tsv -M BLEU,NIST
+
+Every command takes --version; every single-dash option longer than one letter also takes two
+dashes (-assessments or --assessments).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
+from typing import TYPE_CHECKING
 
 from mteval.cli import import_mtme
 from mteval.cli import report as report_command
+from mteval.cli import score as score_command
 from mteval.cli import tune as tune_command
-from mteval.cli.common import run_command, verbatim_values
+from mteval.cli.common import finish_parser, run_command, verbatim_values
+
+if TYPE_CHECKING:
+    from mteval.metrics.base import MetricInfo
+
+METRICS_DESCRIPTION = """List the registered metrics, one line per metric: its name, family, which direction
+is better, its range and its aliases (the IQMT manual's spellings). --long lists them by family
+as before; NAME... says what each name denotes (an unknown name: the closest names, exit 2)."""
+MODELS_DESCRIPTION = """Stanza models. 'info LANGUAGE' says which models an experiment in that language would
+use (source, folder, processors, identity); 'download LANGUAGE' fetches Stanza's official models
+(needs internet)."""
+HYBRIDIZE_DESCRIPTION = """Write syntactically hybridized references (Wang et al. 2009) of an experiment as files,
+then print the paper's Table 5 statistics. The experiment's 'hybridize' section gives the options;
+--cap and --references override it."""
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """mteval's parser: the subcommands and their options."""
     parser = argparse.ArgumentParser(prog="mteval", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
-    listing = commands.add_parser("metrics", help="list registered metric families, variants and aliases")
+    score_command.add_parser(commands)
+    listing = commands.add_parser("metrics", help="list registered metrics: family, direction, range, aliases",
+                                  description=METRICS_DESCRIPTION)
     listing.add_argument("names", nargs="*", help="only say what these metric names denote")
-    models = commands.add_parser("models", help="Stanza models: info or download")
+    listing.add_argument("--long", action="store_true",
+                         help="by family: every variant, the families that need annotation, aliases as alias=variant")
+    models = commands.add_parser("models", help="Stanza models: info or download", description=MODELS_DESCRIPTION)
     models.add_argument("action", choices=("info", "download"))
     models.add_argument("language", nargs="?", default="en")
     models.add_argument("--processors", help="comma-separated Stanza processors")
     models.add_argument("--dir", help="download folder (default: Stanza's resources folder)")
-    hyb = commands.add_parser("hybridize", help="write syntactically hybridized references (Wang et al. 2009)")
+    hyb = commands.add_parser("hybridize", help="write syntactically hybridized references (Wang et al. 2009)",
+                              description=HYBRIDIZE_DESCRIPTION)
     hyb.add_argument("config", help="experiment file with a 'hybridize' section (or give --references)")
     hyb.add_argument("--out", help="output folder (default: CACHE/.hybrid)")
     hyb.add_argument("--cap", type=int, help="override the cap on new references per segment")
@@ -42,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     tune_command.add_parser(commands)
     report_command.add_parser(commands)
     import_mtme.add_parser(commands)
-    return parser
+    return finish_parser(parser)  # --version and the -- spelling of single-dash options, everywhere
 
 
 def hybridize(args: argparse.Namespace) -> int:
@@ -74,9 +100,9 @@ def hybridize(args: argparse.Namespace) -> int:
     return 0
 
 
-def list_metrics(names: list[str] | None = None) -> int:
-    """Print each family with its variants, annotation needs and aliases (``alias=variant``), or
-    what each of ``names`` denotes (an unknown name: one line with the closest names, exit 2)."""
+def list_metrics(names: list[str] | None = None, long: bool = False) -> int:
+    """Print the metric table (:func:`metric_table`), each family in full with ``long``, or what
+    each of ``names`` denotes (an unknown name: one line with the closest names, exit 2)."""
     from mteval.metrics import registry
 
     table = registry.alias_table()
@@ -86,16 +112,80 @@ def list_metrics(names: list[str] | None = None) -> int:
             what = f"alias of {table[name]}" if name in table else "variant"
             print(f"{name}: {what} (family {family})")
         return 0
+    print("\n".join(_by_family() if long else metric_table()))
+    return 0
+
+
+def _by_family() -> list[str]:
+    """``mteval metrics --long``: each family with its variants, annotation needs and aliases
+    (``alias=variant``)."""
+    from mteval.metrics import registry
+
+    table = registry.alias_table()
     by_family: dict[str, list[str]] = {}
     order = {v: k for k, v in enumerate(registry.all_variants())}
     for alias, target in sorted(table.items(), key=lambda item: (order[item[1]], item[0])):
         by_family.setdefault(registry.family_of(target), []).append(f"{alias}={target}")
+    lines = []
     for name, family_class in registry.families().items():
         needs = " (needs annotation)" if family_class.needs_annotation else ""
-        print(f"{name}{needs}: {' '.join(v for v in family_class.variants if v not in table)}")
+        lines.append(f"{name}{needs}: {' '.join(v for v in family_class.variants if v not in table)}")
         if by_family.get(name):
-            print(f"  aliases: {' '.join(by_family[name])}")
-    return 0
+            lines.append(f"  aliases: {' '.join(by_family[name])}")
+    return lines
+
+
+def metric_table(width: int = 120) -> list[str]:
+    """``mteval metrics``: one line per metric (name, family, direction, range, aliases), the
+    aliases wrapped under their column so that no line is longer than ``width``."""
+    from mteval.metrics import registry
+
+    rows = [("NAME", "FAMILY", "BETTER", "RANGE", "ALIASES")] + _metric_rows()
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    indent = sum(widths) + 2 * len(widths)
+    lines = []
+    for row in rows:
+        head = "".join(f"{cell:<{w}}  " for cell, w in zip(row, widths))
+        wrapped = textwrap.wrap(row[4], max(width - indent, 20), break_long_words=False,
+                                break_on_hyphens=False) or [""]
+        lines.append((head + wrapped[0]).rstrip())
+        lines.extend(" " * indent + more for more in wrapped[1:])
+    annotated = [name for name, cls in registry.families().items() if cls.needs_annotation]
+    lines.append("")
+    for note in (f"needs annotation (a Stanza parse of the texts): {', '.join(annotated)}",
+                 f"{len(rows) - 1} metrics; mteval metrics --long: by family; mteval metrics NAME: what it denotes"):
+        lines.extend(textwrap.wrap(note, width, break_on_hyphens=False))
+    return lines
+
+
+def _metric_rows() -> list[tuple[str, str, str, str, str]]:
+    """(name, family, direction, range, aliases) of every canonical variant, in registry order."""
+    from mteval.metrics import registry
+
+    table = registry.alias_table()
+    aliases: dict[str, list[str]] = {}
+    for alias, target in sorted(table.items()):
+        aliases.setdefault(target, []).append(alias)
+    rows = []
+    for family, family_class in registry.families().items():
+        metric = registry.create(family)
+        for variant in (v for v in family_class.variants if v not in table):
+            info = metric.info(variant)
+            rows.append((variant, family, "higher" if info.higher_is_better else "lower", _range(info),
+                         " ".join(aliases.get(variant, []))))
+    return rows
+
+
+def _range(info: MetricInfo) -> str:
+    """A variant's range as ``0..1``, ``>=0``, ``<=0`` or ``any``."""
+    low, high = info.lower_bound, info.upper_bound
+    if low is None and high is None:
+        return "any"
+    if high is None:
+        return f">={low:g}"
+    if low is None:
+        return f"<={high:g}"
+    return f"{low:g}..{high:g}"
 
 
 def models(args: argparse.Namespace) -> int:
@@ -115,13 +205,15 @@ def models(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(verbatim_values(sys.argv[1:] if argv is None else argv, ("-M", "--metrics")))
+    args = build_parser().parse_args(verbatim_values(sys.argv[1:] if argv is None else argv, ("-M", "-m", "--metrics")))
     if args.command == "metrics":
-        return run_command("mteval", lambda: list_metrics(args.names))
+        return run_command("mteval", lambda: list_metrics(args.names, args.long))
     if args.command == "tune":
         return run_command("mteval", lambda: tune_command.run(args))
     if args.command == "hybridize":
         return run_command("mteval", lambda: hybridize(args))
+    if args.command == "score":
+        return run_command("mteval", lambda: score_command.run(args))
     if args.command == "report":
         return run_command("mteval", lambda: report_command.run(args))
     if args.command == "import-mtme":

@@ -6,6 +6,8 @@ Examples::
     mteval report configs/example-docids.yaml -assessments data/wmt21-ruen-sample/human/da.tsv -o ruen.html
     mteval report configs/example.yaml -M some_metrics -S some_systems --resamples 200 -o small.html
 
+-assessments is also spelled --assessments (every single-dash option takes two dashes too).
+
 An incomplete cache gives a report marked partial (the unreadable files named in it and counted in
 a warning); no cache at all is an error (exit 2).
 """
@@ -18,7 +20,7 @@ import time
 from typing import Any
 
 from mteval import progress
-from mteval.cli.common import run_command, verbatim_values
+from mteval.cli.common import finish_parser, run_command, verbatim_values
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -72,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mteval report", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
-    args = parser.parse_args(verbatim_values(sys.argv[1:] if argv is None else argv))
+    args = finish_parser(parser).parse_args(verbatim_values(sys.argv[1:] if argv is None else argv))
     return run_command("mteval", lambda: run(args))
 
 

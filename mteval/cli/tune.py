@@ -2,6 +2,8 @@
 (EDPM paper §6; nested CV, ULC, objectives: docs/tuning.md).
 
     mteval tune configs/example-docids.yaml --assessments data/wmt21-ruen-sample/human/da.tsv -M BLEU,NIST
+
+--assessments is also spelled -assessments, as in iqeval and mteval report.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ from typing import Any
 
 def add_parser(commands: Any) -> None:
     """The ``tune`` subcommand and its options."""
-    tune = commands.add_parser("tune", help="learn a metric combination from human judgements (EDPM paper §6)")
-    tune.add_argument("config")
-    tune.add_argument("--assessments", required=True, help="Asiya CSV or 'system segment score' TSV")
+    tune = commands.add_parser("tune", help="learn a metric combination from human judgements (EDPM paper §6)",
+                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    tune.add_argument("config", help="experiment file (as iqeval)")
+    tune.add_argument("--assessments", "-assessments", metavar="FILE", required=True,
+                      help="human judgements: Asiya CSV or 'system segment score' TSV")
     tune.add_argument("-M", dest="metrics", required=True, help="feature metrics: a set name or comma-separated")
     tune.add_argument("--name", default="TUNED", help="name of the learned metric in the cache")
     tune.add_argument("--folds-by-line", action="store_true",

@@ -39,6 +39,9 @@ def resolve(experiment: Experiment, option: str, value: str | None, universe: Se
     return found
 
 
+_KINDS = {"-M": "metric", "-S": "system", "-R": "reference"}  # what each option's list names
+
+
 def _resolve(experiment: Experiment, option: str, value: str | None, universe: Sequence[str]) -> tuple[str, ...]:
     """:func:`resolve` before -R's ordering."""
     match = _metrics_in if option == "-M" else _members_in
@@ -46,21 +49,96 @@ def _resolve(experiment: Experiment, option: str, value: str | None, universe: S
         return tuple(match(list(universe), universe)[0])
     members = experiment.sets.get(value)
     if members is None:
-        literal = _split(value, _is_known(option, universe))
-        found, unknown = match(literal, universe)
-        if literal and not unknown:
-            return tuple(found)
-        close = difflib.get_close_matches(value, [*experiment.sets, *universe], n=3, cutoff=0.75)
-        hint = f"; did you mean {' or '.join(quote(c) for c in close)}?" if close else ""
-        raise ConfigError(f"{option} {quote(value)}: unknown set name{hint}; sets defined under 'sets': "
-                          f"{_few(list(experiment.sets)) or 'none'}", experiment.config_path)
+        return _listed(experiment, option, value, universe)
     if isinstance(members, str):
         members = tuple(m.strip() for m in members.split(",") if m.strip())
     found, unknown = match(list(members), universe)
     if unknown:
-        raise ConfigError(f"set {quote(value)} ({option}) names unknown items {_few(unknown)}; known: "
-                          f"{_few(universe)}", experiment.config_path)
+        uncomputed = _uncomputed(option, unknown)
+        strangers = [name for name in unknown if name not in uncomputed]
+        problems = [f"names unknown items {_few(strangers)}; known: {_few(universe)}"] if strangers else []
+        problems += [_not_computed(uncomputed)] if uncomputed else []
+        raise ConfigError(f"set {quote(value)} ({option}){' ' if strangers else ': '}" + "; ".join(problems),
+                          experiment.config_path)
     return tuple(found)
+
+
+def _listed(experiment: Experiment, option: str, value: str, universe: Sequence[str]) -> tuple[str, ...]:
+    """The members of a name or comma-separated list that is no set name; else a one-line error
+    that says which item is wrong and what the valid names are (:func:`_what_is_wrong`)."""
+    match = _metrics_in if option == "-M" else _members_in
+    known = _is_known(option, universe)
+    literal = _split(value, known)
+    found, unknown = match(literal, universe)
+    if literal and not unknown:
+        return tuple(found)
+    if option == "-M":  # a registered metric's own commas (SR-Or,w-*) kept together for the message
+        joined = _split(value, lambda name: known(name) or _registered(name))
+        if match(joined, universe)[1]:
+            literal, unknown = joined, match(joined, universe)[1]
+    raise ConfigError(f"{option} {quote(value)}: {_what_is_wrong(experiment, option, literal, unknown, universe)}",
+                      experiment.config_path)
+
+
+def _what_is_wrong(experiment: Experiment, option: str, names: list[str], unknown: list[str],
+                   universe: Sequence[str]) -> str:
+    """Why a literal -M/-S/-R value selects nothing: the unknown item(s) of a list, a metric that
+    iqsetup did not compute, and the valid names (and, for a single name, the set names)."""
+    kind = _KINDS.get(option, "name")
+    if not names:
+        return f"no {kind} named"
+    uncomputed = _uncomputed(option, unknown)
+    strangers = [name for name in unknown if name not in uncomputed]
+    problems: list[str] = []
+    if strangers and len(names) == 1:
+        problems.append(f"unknown set name or {kind}{_hint(strangers[0], [*experiment.sets, *universe])}")
+    elif strangers:
+        hint = _hint(strangers[0], universe) if len(strangers) == 1 else ""
+        problems.append(f"unknown {kind}{'s' if len(strangers) > 1 else ''} {_quoted(strangers)}{hint}")
+        sets = [name for name in strangers if name in experiment.sets]
+        if sets:
+            problems.append(f"{_quoted(sets)} {'is a set name' if len(sets) == 1 else 'are set names'}: "
+                            f"a list takes {kind} names only")
+    if uncomputed:
+        problems.append(_not_computed(uncomputed))
+    if strangers:
+        problems.append(f"{kind}s: {_few(universe) or 'none'}")
+    if strangers and len(names) == 1:
+        problems.append(f"sets defined under 'sets': {_few(list(experiment.sets)) or 'none'}")
+    return "; ".join(problems)
+
+
+def _uncomputed(option: str, unknown: Sequence[str]) -> list[str]:
+    """For -M, the ``unknown`` names that are registered metrics (known, but not computed here)."""
+    return [name for name in unknown if option == "-M" and _registered(name)]
+
+
+def _registered(name: str) -> bool:
+    """Whether a name is a registered metric (a variant or an alias)."""
+    try:
+        registry.family_of(name)
+    except ConfigError:
+        return False
+    return True
+
+
+def _not_computed(names: Sequence[str]) -> str:
+    """The advice for registered metrics that are neither in the experiment nor in the cache."""
+    if len(names) == 1:
+        return f"metric {quote(names[0])} is known but not in the cache: add it to metrics: and run iqsetup"
+    return f"metrics {_quoted(names)} are known but not in the cache: add them to metrics: and run iqsetup"
+
+
+def _quoted(items: Sequence[str], limit: int = 10) -> str:
+    """At most ``limit`` names, quoted, for a one-line message."""
+    listed = ", ".join(quote(str(item), 40) for item in items[:limit])
+    return listed + (f", ... ({len(items)} in all)" if len(items) > limit else "")
+
+
+def _hint(name: str, candidates: Sequence[str]) -> str:
+    """``"; did you mean 'X'?"`` for the closest of ``candidates`` ("" if none is close)."""
+    close = difflib.get_close_matches(name, list(dict.fromkeys(candidates)), n=3, cutoff=0.75)
+    return f"; did you mean {' or '.join(quote(c) for c in close)}?" if close else ""
 
 
 def _is_known(option: str, universe: Sequence[str]) -> Callable[[str], bool]:
@@ -131,6 +209,7 @@ def resolve_segments(experiment: Experiment, value: str | None, n_segments: int)
     if spec is None:
         if _RANGE.match(value.split(",")[0]):
             return parse_segments(value, n_segments, "-T")
-        raise ConfigError(f"-T {value!r}: unknown set name; sets defined under 'sets': "
-                          f"{', '.join(experiment.sets) or 'none'}", experiment.config_path)
+        sets = list(experiment.sets)
+        raise ConfigError(f"-T {quote(value)}: unknown set name (or a range like '1-3,10'){_hint(value, sets)}; "
+                          f"sets defined under 'sets': {_few(sets) or 'none'}", experiment.config_path)
     return parse_segments(spec, n_segments, f"set {value!r}")
