@@ -25,7 +25,7 @@ demo: install
 	@echo
 	@echo "make demo: iqsetup computed every metric of $(CONFIG) for its systems and references into its"
 	@echo "cache; iqeval printed the systems x metrics matrix with QUEEN, then KING and the metric set"
-	@echo "-optimizeKING picked. Next: $(if $(strip $(VENV)),. $(VENV)/bin/activate, then) iqeval -h;"
+	@echo "-optimizeKING picked. Next: $(if $(strip $(VENV)),. $(VENV)/bin/activate and then) iqeval -h;"
 	@echo "  mteval report $(CONFIG) -assessments data/wmt21-ende-sample/human/mqm.tsv -o report.html;"
 	@echo "  make demo-syntax (the linguistic metrics, parsing with the embedded English models)."
 
