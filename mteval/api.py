@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
@@ -37,9 +36,10 @@ from mteval.io.corpus import Text
 from mteval.io.plain import check_characters, plain_text
 from mteval.io.readers import read_text
 from mteval.metrics import registry
-from mteval.pipeline.config import Experiment, TextSpec
+from mteval.pipeline.config import LANGUAGE_CODE, Experiment, TextSpec
 from mteval.pipeline.evaluate import Selection, SubsetTexts, outside_qarla, select, selected_files
 from mteval.pipeline.expected import StaleFile
+from mteval.pipeline.sets import split_names
 from mteval.pipeline.setup import SetupReport, run_setup
 from mteval.pipeline.texts import LoadedTexts
 from mteval.pipeline.verify import open_cache, verifier_of
@@ -52,7 +52,6 @@ Record = dict[str, Any]
 Source = Sequence[str] | os.PathLike  # a text: its segments, or a file (pathlib.Path)
 Names = str | Sequence[str] | None  # a set name or comma-separated names (as iqeval -M -S -R), or a list
 SCORE_EXPERIMENT = "mteval-score"  # the name (and stand-in experiment file) of a campaign over given texts
-LANGUAGE_CODE = re.compile(r"[a-z]{2,3}(?:[-_][a-z0-9]{2,8})*")  # as an experiment's 'language:' (fullmatch)
 CASES = {None: None, "cs": True, "ci": False}
 
 
@@ -258,13 +257,7 @@ def split_metrics(value: str) -> list[str]:
     """Comma-separated metric names; commas inside a registered name (``SP-Op(,)``, ``SR-Or,w-*``)
     kept, the longest such name first."""
     known = {*registry.all_variants(), *registry.alias_table(), *registry.family_names()}
-    parts = [p.strip() for p in value.split(",")]
-    out, i = [], 0
-    while i < len(parts):
-        j = next((j for j in range(len(parts), i + 1, -1) if ",".join(parts[i:j]) in known), i + 1)
-        out.append(",".join(parts[i:j]))
-        i = j
-    return [name for name in out if name]
+    return split_names(value, known.__contains__)
 
 
 def to_dataframe(records: Sequence[Mapping[str, Any]]) -> Any:
@@ -294,7 +287,7 @@ def _settings(metrics: str | Sequence[str], case: str | None, language: str) -> 
         raise ConfigError(f"metrics: expected metric names, e.g. BLEU,chrF,TER; got {quote(metrics)}")
     if case not in CASES:
         raise ConfigError(f"case {quote(case)}: expected 'cs' (case-sensitive), 'ci' or None (each metric's default)")
-    if not isinstance(language, str) or not LANGUAGE_CODE.fullmatch(language):
+    if not isinstance(language, str) or not LANGUAGE_CODE.match(language):
         raise ConfigError(f"language: expected a language code such as en, de or zh-hans, got {quote(language)}")
     return _Settings(tuple(registry.expand(listed)), CASES[case], language)
 

@@ -50,7 +50,7 @@ MAX_METRIC_NAME = 100
 ANNOTATION_RANGES = {"workers": (1, 64), "max_words": (1, 10_000), "batch_size": (1, 100_000)}
 ENGINE_KEYS = ("jobs", "dask")  # under 'engine:' (docs/scaling.md)
 MAX_JOBS = 256
-_LANGUAGE = re.compile(r"^[a-z]{2,3}(?:[-_][a-z0-9]{2,8})*\Z")  # en, de, zh-hans, pt_br
+LANGUAGE_CODE = re.compile(r"^[a-z]{2,3}(?:[-_][a-z0-9]{2,8})*\Z")  # en, de, zh-hans, pt_br
 _PROCESSOR = re.compile(r"^[a-z_]+\Z")
 
 
@@ -366,7 +366,7 @@ def _language(data: dict, path: Path) -> str:
     if not isinstance(value, str):
         raise _err(path, "language", f"expected a language code such as en, de or zh-hans; {not_a_string(value)}",
                    line)
-    if not _LANGUAGE.match(value):
+    if not LANGUAGE_CODE.match(value):
         raise _err(path, "language", f"expected a language code such as en, de or zh-hans, got {quote(value)}", line)
     return value
 

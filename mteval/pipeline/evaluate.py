@@ -30,7 +30,7 @@ from mteval.io.corpus import DocumentIndex
 from mteval.metrics import registry
 from mteval.metrics.base import MEAN, RECOMPUTE, STATS, MetricFamily, Side, StatsFamily, nan_mean
 from mteval.pipeline.config import Experiment
-from mteval.pipeline.hybrid import spec_of
+from mteval.pipeline.hybrid import read_generated, spec_of
 from mteval.pipeline.sets import resolve, resolve_segments
 from mteval.pipeline.texts import LoadedTexts
 from mteval.store.cache import ScoreCache, refset_name
@@ -243,17 +243,16 @@ class SubsetTexts:
         if name in self.texts.references or name in self.texts.systems:
             return [Side(name, self.texts.text(name).segments)]
         folder = self.generated
-        paths = [] if folder is None else [folder / f"{name}.{k}" for k in range(1, 1000)
-                                           if (folder / f"{name}.{k}").is_file()]
-        if not paths:
+        generated = {} if folder is None else read_generated(folder, name)
+        if not generated:
             raise CacheError(f"no text of {name!r} to compute a score of part of the test set from; run iqsetup",
                              None if folder is None else folder / f"{name}.1")
         out = []
-        for path in paths:
-            lines = path.read_text(encoding="utf-8").split("\n")[:-1]
+        for file_name, lines in generated.items():
             if len(lines) != len(self.texts):
-                raise CacheError(f"{len(lines)} lines, the test set has {len(self.texts)}; run iqsetup again", path)
-            out.append(Side(path.name, lines))
+                raise CacheError(f"{len(lines)} lines, the test set has {len(self.texts)}; run iqsetup again",
+                                 folder / file_name if folder is not None else None)
+            out.append(Side(file_name, lines))
         return out
 
 

@@ -132,18 +132,12 @@ def _identity_function(experiment: Experiment) -> Callable[[], str]:
 def with_generated(expected: Expected) -> Expected:
     """``expected`` with the experiment's hybridized reference set read from ``CACHE/.hybrid``
     (what iqsetup generated; absent before the first iqsetup: files against it are then refused)."""
-    from mteval.pipeline.hybrid import spec_of
+    from mteval.pipeline.hybrid import read_generated, spec_of
 
     spec = spec_of(expected.experiment)
     if spec is None:
         return expected
-    folder = Path(expected.experiment.cache) / ".hybrid"
-    texts = {}
-    for k in range(1, 1000):
-        path = folder / f"{spec.name}.{k}"
-        if not path.is_file():
-            break
-        texts[path.name] = path.read_text(encoding="utf-8").split("\n")[:-1]
+    texts = read_generated(Path(expected.experiment.cache) / ".hybrid", spec.name)
     if texts:
         expected.add_group(spec.name, texts)
     return expected

@@ -70,6 +70,18 @@ def build(spec: HybridSpec, annotations: Any, out_dir: Path) -> tuple[list[tuple
     return texts, result
 
 
+def read_generated(folder: Path, name: str) -> dict[str, list[str]]:
+    """The texts iqsetup generated for a hybridized set, ``NAME.1`` .. ``NAME.K`` in ``folder``
+    (``CACHE/.hybrid``), by file name, in order; empty when there are none."""
+    texts = {}
+    for k in range(1, 1000):
+        path = folder / f"{name}.{k}"
+        if not path.is_file():
+            break
+        texts[path.name] = path.read_text(encoding="utf-8").split("\n")[:-1]
+    return texts
+
+
 def _checked_name(name: object, experiment: Experiment) -> str:
     """The hybrid set's name: a valid cache folder name without '_', used by no reference or system
     (not even up to case or Unicode form)."""

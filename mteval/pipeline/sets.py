@@ -68,12 +68,12 @@ def _listed(experiment: Experiment, option: str, value: str, universe: Sequence[
     that says which item is wrong and what the valid names are (:func:`_what_is_wrong`)."""
     match = _metrics_in if option == "-M" else _members_in
     known = _is_known(option, universe)
-    literal = _split(value, known)
+    literal = split_names(value, known)
     found, unknown = match(literal, universe)
     if literal and not unknown:
         return tuple(found)
     if option == "-M":  # a registered metric's own commas (SR-Or,w-*) kept together for the message
-        joined = _split(value, lambda name: known(name) or _registered(name))
+        joined = split_names(value, lambda name: known(name) or _registered(name))
         if match(joined, universe)[1]:
             literal, unknown = joined, match(joined, universe)[1]
     raise ConfigError(f"{option} {quote(value)}: {_what_is_wrong(experiment, option, literal, unknown, universe)}",
@@ -150,7 +150,7 @@ def _is_known(option: str, universe: Sequence[str]) -> Callable[[str], bool]:
     return lambda name: name in names or registry.canonical(name) in metrics
 
 
-def _split(value: str, known: Callable[[str], bool]) -> list[str]:
+def split_names(value: str, known: Callable[[str], bool]) -> list[str]:
     """Comma-separated names; adjacent pieces that together form a ``known`` name stay one name
     (the manual's ``SR-Or,w-*``), the longest such run first."""
     parts = [p.strip() for p in value.split(",")]

@@ -43,9 +43,9 @@ class Verifier:
         problem = self.problem(head, target, refset, metric)
         if problem is not None:
             raise StaleFile(f"{problem}; {self.hint}", path)
-        if head.computed and self._documents(found) is not None:  # SGML docids renamed, the texts the same:
-            raise StaleFile(f"{self._documents(found)}; run iqsetup -remake {self.expected.experiment.config_path}",
-                            path)  # their digests do not see it, so only -remake recomputes
+        renamed = self._documents(found) if head.computed else None
+        if renamed is not None:  # SGML docids renamed, texts the same: digests miss it, only -remake helps
+            raise StaleFile(f"{renamed}; run iqsetup -remake {self.expected.experiment.config_path}", path)
 
     def problem(self, head: Header, target: str, refset: str, metric: str, depth: int = 0) -> str | None:
         """Why a file with this header cannot be shown as ``target``/``refset``/``metric``; None if it can."""
