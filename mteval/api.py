@@ -256,8 +256,7 @@ def scored(systems: Mapping[str, Source], references: Source | Sequence[Source],
 def split_metrics(value: str) -> list[str]:
     """Comma-separated metric names; commas inside a registered name (``SP-Op(,)``, ``SR-Or,w-*``)
     kept, the longest such name first."""
-    known = {*registry.all_variants(), *registry.alias_table(), *registry.family_names()}
-    return split_names(value, known.__contains__)
+    return split_names(value, registry.is_metric)
 
 
 def to_dataframe(records: Sequence[Mapping[str, Any]]) -> Any:

@@ -96,7 +96,8 @@ def test_the_catalog_answers_as_the_registered_families_do() -> None:
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     assert found["catalog"] == found["registered"]
-    assert found["loaded"] == ["mteval.metrics.aliases", "mteval.metrics.base", "mteval.metrics.registry"]
+    assert found["loaded"] == ["mteval.metrics.aliases", "mteval.metrics.base", "mteval.metrics.parameters",
+                               "mteval.metrics.registry"]
 
 
 def test_a_family_created_alone_imports_its_module_only() -> None:

@@ -41,6 +41,7 @@ import numpy as np
 
 from mteval import __version__
 from mteval.io.corpus import DocumentIndex
+from mteval.metrics.parameters import Parameter, settings
 from mteval.scores import ScoreSet
 
 __all__ = ["BOOTSTRAP", "MEAN", "RECOMPUTE", "STATS", "MetricFamily", "MetricInfo", "ScoreSet", "Side", "StatsFamily",
@@ -95,6 +96,23 @@ class MetricFamily(ABC):
     # one segment pair grows faster than linearly; None: no limit. iqsetup refuses a longer
     # segment before computing anything (mteval.pipeline.limits; measured in docs/reliability.md).
     max_segment_words: ClassVar[int | None] = None
+    # Options selected in the metric's name, ``VARIANT(key=value,...)`` (mteval.metrics.parameters):
+    # the family's parameters, taken by the variants in ``parametric`` (None: by every variant).
+    parameters: ClassVar[dict[str, Parameter]] = {}
+    parametric: ClassVar[tuple[str, ...] | None] = None
+
+    @classmethod
+    def parameters_of(cls, variant: str) -> dict[str, Parameter]:
+        """The parameters a (plain) variant takes; none when it takes none."""
+        taken = cls.parametric is None or variant in cls.parametric
+        return dict(cls.parameters) if taken else {}
+
+    @classmethod
+    def settings(cls, variant: str) -> tuple[str, dict[str, str]]:
+        """``(plain variant, every parameter's value)`` of a canonical (parametric) variant name,
+        defaults filled in: ``chrF(beta=3)`` -> ``("chrF", {"beta": "3", ...})``."""
+        base, values = settings(variant, cls.parameters)
+        return base, (values if cls.parameters_of(base) else {})
 
     def __init__(self, case_sensitive: bool = True, **options: Any) -> None:
         self.case_sensitive = case_sensitive

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from mteval.errors import ConfigError, quote
-from mteval.metrics import aliases
+from mteval.metrics import aliases, parameters
 from mteval.metrics.base import MetricFamily
 
 LOG = logging.getLogger(__name__)
@@ -172,21 +172,57 @@ def alias_table() -> dict[str, str]:
 
 
 def canonical(name: str) -> str:
-    """The variant a name denotes: an alias's canonical variant, any other name itself (unchecked:
-    users' own metrics in the cache keep their names)."""
+    """The variant a name denotes: an alias's canonical variant, a parametric name's canonical
+    spelling (:mod:`mteval.metrics.parameters`), any other name itself (unchecked: users' own
+    metrics in the cache keep their names)."""
     aliases = _names()[2]
-    return aliases.get(name, name)
+    if name in aliases:
+        return aliases[name]
+    try:
+        return _parametric(name) or name
+    except ConfigError:
+        return name
+
+
+def _parametric(name: str) -> str | None:
+    """The canonical spelling of ``VARIANT(k=v,...)`` when VARIANT is a known metric (None for
+    any other name); a ConfigError when its parameters are not the family's."""
+    parsed = parameters.split(name)
+    if parsed is None:
+        return None
+    variants, _, aliases = _names()
+    base = aliases.get(parsed[0], parsed[0])
+    if base not in variants:
+        return _parametric(name) if _load_on_miss() else None
+    cls = _family_class(variants[base])
+    return parameters.canonical(base, parsed[1], cls.parameters_of(base))
 
 
 def family_of(name: str) -> str:
-    """The family that computes a variant (or an alias of one)."""
+    """The family that computes a variant (or an alias or a parametric name of one)."""
     variants, _, aliases = _names()
     try:
         return variants[aliases.get(name, name)]
     except KeyError:
+        spelled = _parametric(name)
+        if spelled is not None:
+            parsed = parameters.split(spelled)
+            return _names()[0][parsed[0] if parsed else spelled]
         if _load_on_miss():
             return family_of(name)
         raise ConfigError(f"unknown metric {quote(name)}{did_you_mean(name)}") from None
+
+
+def is_metric(name: str) -> bool:
+    """Whether ``name`` selects registered metrics: a variant, an alias, a family or group, or a
+    valid parametric name."""
+    variants, groups, aliases = _names()
+    if name in variants or name in aliases or name in groups or _family_variants(name) is not None:
+        return True
+    try:
+        return _parametric(name) is not None
+    except ConfigError:
+        return False
 
 
 def _load_on_miss() -> bool:
@@ -245,6 +281,8 @@ def expand(names: Iterable[str]) -> list[str]:
     for name in names:
         if name in variants or name in aliases:
             _keep(out, name, explicit=True)
+        elif (spelled := _parametric(name)) is not None:
+            _keep(out, spelled, explicit=True)
         elif name in groups or _family_variants(name) is not None:
             for variant in variants_of(name):
                 _keep(out, variant, explicit=False)
