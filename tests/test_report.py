@@ -256,7 +256,7 @@ def test_clusters_are_those_of_iqeval_compare(campaign: Path, correction: str) -
 
     from mteval.report.build import Options, build
 
-    built = build(campaign, Options(metrics="BLEU", resamples=200, correction=correction))
+    built = build(campaign, Options(metrics="BLEU", resamples=200, correction=correction, test="bs"))
     compared = run("iqeval", "-compare", "--test", "bs", "--resamples", "200", "--correction", correction,
                    "-M", "BLEU", "--json", str(campaign))
     assert compared.returncode == 0, compared.stderr

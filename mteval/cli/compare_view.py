@@ -15,7 +15,8 @@ from typing import Any, TextIO
 
 Record = dict[str, Any]
 TESTS = {"bs": "paired bootstrap", "ar": "approximate randomisation"}
-RULES = {"stats": "from summed statistics", "mean": "as the mean of segment scores"}
+RULES = {"stats": "from summed statistics",
+         "mean": "as iqeval -G sys reports them; resampled as the mean of segment scores"}
 TIE_RULES = {  # the records' ``ties`` (iqeval -compare --ties)
     "sacrebleu": "ties: p counts resampled differences beyond the observed one, as sacreBLEU "
                  "(--ties sacrebleu: identical systems get p = 1/(n+1)); --ties count counts ties too\n",

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from mteval import progress
@@ -32,14 +33,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-S", dest="systems", help="system set name (or comma-separated systems)")
     parser.add_argument("-R", dest="references", help="reference set name (or comma-separated references)")
     parser.add_argument("-T", dest="segments", help="segment set name (or a range like '1-3,10')")
+    # The significance tests are iqeval -compare's, with its defaults (mteval.pipeline.compare.Options):
+    # the report's clusters and p-values are the ones -compare prints for the same selection.
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (1000)")
+    parser.add_argument("--trials", type=int, default=10000, help="approximate randomisation trials (10000)")
     parser.add_argument("--seed", type=int, default=12345, help="random seed (12345, sacreBLEU's)")
+    parser.add_argument("--test", default="both", choices=("both", "bs", "ar"),
+                        help="the test deciding significance: both (default: bootstrap intervals, randomisation "
+                        "p-values, as iqeval -compare), bs or ar")
     parser.add_argument("--correction", default="holm", choices=("holm", "bonferroni", "none"),  # meta.clusters
                         help="multiple-comparison correction of the clusters' p-values (holm, as iqeval -compare; "
                         "none: WMT's uncorrected clusters)")
+    parser.add_argument("--ties", default="sacrebleu", choices=("sacrebleu", "count"),
+                        help="tie rule of the p-values, as iqeval -compare (sacrebleu, the default, or count)")
     parser.add_argument("--drill-metric", help="metric of the segment drill-down (default: the first)")
     parser.add_argument("--segments-per-system", dest="per_system", type=int, default=5,
                         help="drill-down segments per system (5)")
+    parser.add_argument("--json", metavar="FILE", help="also write everything the page shows as one JSON file "
+                        "(records as iqeval -compare/-assessments --json print them)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars (shown only on a terminal)")
 
 
@@ -60,8 +71,13 @@ def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     report = build(args.config, Options(args.assessments, args.metrics, args.systems, args.references,
                                         args.segments, args.resamples, args.seed, args.drill_metric,
-                                        args.per_system, args.correction))
+                                        args.per_system, args.correction, args.test, args.trials, args.ties))
     write(render(report), args.output)
+    if args.json:
+        from mteval.files import write_atomic
+        from mteval.report.export import dumps
+
+        write_atomic(Path(args.json), dumps(report).encode("utf-8"))
     if report.partial:
         print(f"mteval: warning: partial report: {report.missing_total} score file(s) could not be read "
               f"(first: {report.missing[0]}); they are listed in {args.output}", file=sys.stderr)

@@ -39,8 +39,9 @@ permutation-test rule): identical systems get ``p = 1``. The text view's legend 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -63,7 +64,7 @@ from mteval.meta.paired import (
 from mteval.metrics import registry
 from mteval.metrics.base import RECOMPUTE, STATS, MetricFamily, Side, StatsFamily
 from mteval.pipeline.config import Experiment
-from mteval.pipeline.evaluate import Selection, SubsetTexts, check_statistics, higher_is_better
+from mteval.pipeline.evaluate import Selection, SubsetTexts, check_statistics, higher_is_better, level_records
 from mteval.store.cache import ScoreCache, refset_name
 
 LOG = logging.getLogger(__name__)
@@ -230,20 +231,58 @@ def check_selection(experiment: Experiment, sel: Selection, baseline: str | None
         raise ConfigError("-compare needs at least one metric (-M)")
 
 
+def system_scores(metric: str, cache: ScoreCache, sel: Selection, texts: Any) -> np.ndarray:
+    """The selected systems' scores as ``iqeval -doOQ -G sys`` reports them: the stored system
+    score, or with -T the metric's own subset rule (ROUGE's bootstrap, a user's file's system
+    score), which may differ from the mean of the segment scores that a ``mean`` metric resamples."""
+    refset, n_segments = refset_name(sel.references), len(texts)
+    level = dataclasses.replace(sel, level="sys")
+    return np.array([level_records(cache.read(s, refset, metric, n_segments),
+                                   {"target": s, "refset": refset, "metric": metric}, level,
+                                   texts.documents)[0]["score"] for s in sel.systems], dtype=np.float64)
+
+
+def _as_reported(comparison: Comparison | None, reported: np.ndarray) -> Comparison | None:
+    """A ``mean`` metric's test with the reported system scores (:func:`system_scores`) shown
+    and ranked, its bootstrap mean and interval shifted by the same amount (as
+    ``mteval.meta.significance.system_level_ci`` centres its intervals); differences and
+    p-values stay those of the segment means, which the resamples compute."""
+    if comparison is None or np.array_equal(comparison.score, reported):
+        return comparison
+    shift = reported - comparison.score
+    return dataclasses.replace(comparison, score=reported, mean=comparison.mean + shift,
+                               low=comparison.low + shift, high=comparison.high + shift)
+
+
 def compare_systems(experiment: Experiment, cache: ScoreCache, sel: Selection, texts: Any,
-                    options: Options | None = None) -> list[MetricComparison]:
+                    options: Options | None = None,
+                    skip: Callable[[str, CacheError], None] | None = None) -> list[MetricComparison]:
     """Paired tests of every pair of the selected systems, for every selected metric (module
-    docstring), on the selected segments: one :class:`MetricComparison` per metric, in -M order."""
+    docstring), on the selected segments: one :class:`MetricComparison` per metric, in -M order.
+    A ``mean`` metric shows (and is ranked by) its reported system scores (:func:`_as_reported`).
+    A metric whose inputs cannot be read is an error, or, with ``skip``, handed to it and left out."""
     options = options or Options()
     check_selection(experiment, sel, options.baseline)
     inputs, rules = {}, {}
     for metric in sel.metrics:
-        inputs[metric], rules[metric] = statistics_for(metric, experiment, cache, sel, texts)
+        try:
+            inputs[metric], rules[metric] = statistics_for(metric, experiment, cache, sel, texts)
+        except CacheError as exc:
+            if skip is None:
+                raise
+            skip(metric, exc)
+    if not inputs:
+        return []
     bs = (paired_bootstrap(inputs, sel.systems, options.baseline, options.resamples, options.seed, options.alpha,
                            options.count_ties) if options.runs_bs else {})
     ar = (paired_randomization(inputs, sel.systems, options.baseline, options.trials, options.seed, options.alpha,
                                options.count_ties) if options.runs_ar else {})
-    return [MetricComparison(m, rules[m], bs.get(m), ar.get(m)) for m in sel.metrics]
+    out = []
+    for m in inputs:
+        shown = system_scores(m, cache, sel, texts) if rules[m] == MEAN else None
+        out.append(MetricComparison(m, rules[m], bs.get(m) if shown is None else _as_reported(bs.get(m), shown),
+                                    ar.get(m) if shown is None else _as_reported(ar.get(m), shown)))
+    return out
 
 
 # ---- records ----

@@ -4,6 +4,7 @@ the metric x metric correlation matrix, and QUEEN/KING/the greedy KING trace (>=
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,7 +15,8 @@ import numpy as np
 from mteval.errors import CacheError, ConfigError
 from mteval.io.corpus import DocumentIndex
 from mteval.meta.assessments import Assessments
-from mteval.meta.paired import Comparison, MetricInput, paired_bootstrap
+from mteval.meta.correlation import kendall, pairwise_accuracy
+from mteval.meta.paired import Comparison
 from mteval.pipeline import compare, correlate, qarla_report
 from mteval.pipeline.config import Experiment
 from mteval.pipeline.evaluate import Selection, higher_is_better
@@ -32,12 +34,35 @@ SEGMENT_RESAMPLES_DIVISOR = 5  # segment-level CIs draw a fifth of the resamples
 
 @dataclass(frozen=True)
 class Significance:
-    """One metric's paired bootstrap: every system's CI and the ranking clusters (best first);
-    ``rule``: how a resample's system score is computed (``stats``: summed statistics; ``mean``)."""
+    """One metric's paired tests as ``iqeval -compare`` runs them (:func:`significance`): the
+    systems' intervals (the bootstrap's; NaN with ``--test ar``), the ranking clusters (best first)
+    and the corrected pairwise p-values of the deciding test; ``rule``: how a resample's system
+    score is computed (``stats``: summed statistics; ``mean``; ``recompute``)."""
 
-    comparison: Comparison
-    clusters: list[list[str]]
-    rule: str
+    result: compare.MetricComparison
+    options: compare.Options
+
+    @property
+    def comparison(self) -> Comparison:
+        """The test that gives the intervals: the bootstrap, else the deciding test."""
+        return self.result.bs or self.result.decisive
+
+    @property
+    def rule(self) -> str:
+        return self.result.aggregate
+
+    @property
+    def clusters(self) -> list[list[str]]:
+        return self.result.clusters(self.options.alpha, self.options.correction)
+
+    @property
+    def test(self) -> str:
+        """The test whose p-values decide: ``ar`` (approximate randomisation) or ``bs``."""
+        return self.result.decisive.test
+
+    def p_values(self) -> np.ndarray:
+        """Pairwise p-values of the deciding test after the correction (``systems`` order)."""
+        return self.result.adjusted(self.options.correction)
 
     def cluster_of(self, system: str) -> int:
         """1-based rank of the system's cluster."""
@@ -45,31 +70,20 @@ class Significance:
 
 
 def significance(experiment: Experiment, reader: RecordingCache, sel: Selection, texts: LoadedTexts,
-                 scores: SystemScores, n: int, seed: int, correction: str = "holm") -> dict[str, Significance]:
-    """Paired bootstrap of every complete metric with the inputs of ``iqeval -compare``
-    (``mteval.pipeline.compare.statistics_for``: summed statistics where the metric's system score
-    is computed so, else the mean of the segment scores), one random stream for all metrics;
-    clusters at :data:`ALPHA` after ``correction`` of the pairwise p-values (Holm by default, as
-    ``iqeval -compare``; ``none``: WMT's ``AssignRanks``)."""
+                 scores: SystemScores, options: compare.Options) -> dict[str, Significance]:
+    """``iqeval -compare``'s paired tests (:func:`mteval.pipeline.compare.compare_systems`: the
+    same inputs, tests, resamples, seed and correction, hence the same scores, clusters and
+    p-values) of every complete metric; a metric whose statistics cannot be read is left out
+    with a warning."""
     chosen = [m for k, m in enumerate(scores.metrics) if scores.complete[k]]
     if len(scores.systems) < 2 or not chosen:
         return {}
-    found = {m: _input(experiment, reader, sel, texts, scores, m) for m in chosen}
-    tests = paired_bootstrap({m: i for m, (i, _) in found.items()}, scores.systems, n=n, seed=seed, alpha=ALPHA)
-    return {m: Significance(c, c.clusters(None, correction), found[m][1]) for m, c in tests.items()}
+    def skipped(metric: str, exc: CacheError) -> None:
+        LOG.warning("%s: no significance clusters: %s", metric, exc.format())
 
-
-def _input(experiment: Experiment, reader: RecordingCache, sel: Selection, texts: LoadedTexts,
-           scores: SystemScores, metric: str) -> tuple[MetricInput, str]:
-    """A metric's bootstrap input as ``iqeval -compare`` builds it; where its statistics cannot be
-    used (a file from another family version, of a family needing annotation), the mean of its
-    segment scores, with a warning."""
-    try:  # read()/load() as ScoreCache's, each file parsed once
-        return compare.statistics_for(metric, experiment, cast(ScoreCache, reader), sel, texts)
-    except CacheError as exc:
-        LOG.warning("%s: intervals from the mean segment score: %s", metric, exc.format())
-        segments = scores.segments[scores.metrics.index(metric)]
-        return MetricInput.from_segments(segments, higher_is_better(metric)), "mean"
+    picked = dataclasses.replace(sel, metrics=tuple(chosen), systems=tuple(scores.systems))
+    results = compare.compare_systems(experiment, cast(ScoreCache, reader), picked, texts, options, skipped)
+    return {r.metric: Significance(r, options) for r in results}
 
 
 @dataclass(frozen=True)
@@ -110,6 +124,44 @@ def correlations(human: Assessments, scores: SystemScores, reader: RecordingCach
         names, matrix = (), np.zeros((0, 0))
     rated = {s: float(human.system[s]) for s in scores.systems if s in human.system}
     return Correlations(system, segment, rated, names, matrix, tuple(notes))
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """How one metric ranks the judged systems against the humans (system level): pairwise
+    accuracy (Kocmi et al. 2021, ties agree with ties) and Kendall's tau-b over the systems; the
+    metric's rank of every judged system (1 = best) and the system it misplaces most."""
+
+    metric: str
+    accuracy: float
+    kendall: float
+    ranks: dict[str, int]
+    worst: str  # the system with the largest |metric rank - human rank|
+
+
+def ranks_of(values: dict[str, float], higher_is_better: bool = True) -> dict[str, int]:
+    """Competition ranks (1 = best; ties share the better rank)."""
+    sign = 1.0 if higher_is_better else -1.0
+    return {s: 1 + sum(sign * v > sign * values[s] for v in values.values()) for s in values}
+
+
+def agreements(scores: SystemScores, human_system: dict[str, float]) -> list[Agreement]:
+    """:class:`Agreement` of every metric with every judged system's score."""
+    judged = [s for s in scores.systems if s in human_system]
+    if len(judged) < 2:
+        return []
+    human = np.array([human_system[s] for s in judged])
+    human_ranks = ranks_of(dict(zip(judged, human)))
+    out = []
+    for k, metric in enumerate(scores.metrics):
+        values = np.array([scores.system[k, scores.systems.index(s)] for s in judged])
+        if np.isnan(values).any():
+            continue
+        oriented = values if higher_is_better(metric) else -values
+        ranks = ranks_of(dict(zip(judged, oriented)))
+        worst = max(judged, key=lambda s: abs(ranks[s] - human_ranks[s]))
+        out.append(Agreement(metric, pairwise_accuracy(human, oriented), kendall(human, oriented, "b"), ranks, worst))
+    return out
 
 
 def metric_matrix(points: correlate.Points) -> tuple[tuple[str, ...], np.ndarray]:

@@ -13,6 +13,7 @@ from mteval import __version__, progress
 from mteval.errors import CacheError, ConfigError, quote
 from mteval.files import write_atomic
 from mteval.meta.assessments import read_assessments
+from mteval.pipeline import compare
 from mteval.pipeline.config import load
 from mteval.pipeline.evaluate import SubsetTexts, select, selected_files
 from mteval.pipeline.texts import load_texts
@@ -35,11 +36,20 @@ class Options:
     systems: str | None = None
     references: str | None = None
     segments: str | None = None
-    resamples: int = 1000
-    seed: int = 12345
+    resamples: int = compare.BS_RESAMPLES
+    seed: int = compare.DEFAULT_SEED
     drill_metric: str | None = None
     per_system: int = 5
-    correction: str = "holm"  # of the clusters' p-values: the default of iqeval -compare
+    # the significance tests, as iqeval -compare's (same defaults: the same clusters and numbers)
+    correction: str = "holm"
+    test: str = "both"
+    trials: int = compare.AR_TRIALS
+    ties: str = "sacrebleu"
+
+    def comparing(self) -> compare.Options:
+        """The options of ``iqeval -compare`` that give the report's clusters and p-values."""
+        return compare.Options(test=self.test, resamples=self.resamples, trials=self.trials, seed=self.seed,
+                               alpha=analysis.ALPHA, correction=self.correction, ties=self.ties)
 
 
 def _check(options: Options) -> None:
@@ -56,6 +66,7 @@ def build(config: str | Path, options: Options) -> Report:
     """Every number of the report (module docstring); CacheError when there is no cache at all.
     A progress bar (:mod:`mteval.progress`) advances over the sections as they are computed."""
     _check(options)
+    options.comparing()  # one-line errors for the tests' options before any work
     experiment = load(config)
     texts = load_texts(experiment)
     cache = open_cache(experiment, texts)  # every file read is checked against the texts and settings
@@ -77,8 +88,7 @@ def build(config: str | Path, options: Options) -> Report:
             correlations = analysis.correlations(human, scores, reader, rows, len(texts), options.resamples,
                                                  options.seed)
         _next(shown, 2)
-        significance = analysis.significance(experiment, reader, sel, texts, scores, options.resamples, options.seed,
-                                             options.correction)
+        significance = analysis.significance(experiment, reader, sel, texts, scores, options.comparing())
         _next(shown, 3)
         qarla = analysis.qarla(reader, sel.metrics, sel.systems, sel.references, sel.segments, texts.documents)
         _next(shown, 4)
@@ -95,7 +105,8 @@ def build(config: str | Path, options: Options) -> Report:
         references=tuple(sel.references), n_segments=len(rows), scores=scores, significance=significance,
         correlations=correlations, assessments=options.assessments, qarla=qarla, drill_metric=metric,
         drill=drilled, signatures=signatures_of(reader), options=_shown_options(options, metric),
-        missing=missing, missing_total=total, notes=notes)
+        missing=missing, missing_total=total, notes=notes,
+        agreements=analysis.agreements(scores, correlations.human_system) if correlations else [])
 
 
 SECTIONS = ("scores", "correlations", "significance", "QARLA", "drill-down")  # the bar's steps, in order
@@ -121,13 +132,19 @@ def _shown_options(options: Options, metric: str | None) -> dict[str, str]:
     """The settings printed at the report's foot."""
     return {"mteval": __version__, "bootstrap resamples": str(options.resamples), "seed": str(options.seed),
             "confidence": f"{100 * (1 - analysis.ALPHA):.0f}%",
-            "clusters": f"paired bootstrap p <= {analysis.ALPHA}, "
+            "clusters": f"{_test_name(options)} p <= {analysis.ALPHA}, "
             + (f"{options.correction} correction over all pairs" if options.correction != "none"
-               else "no multiple-comparison correction"),
+               else "no multiple-comparison correction") + f", ties: {options.ties} (as iqeval -compare)",
+            "approximate randomisation trials": str(options.trials) if options.test != "bs" else "-",
             "drill-down metric": metric or "-", "segments per system": str(options.per_system),
             "-M -S -R -T": " ".join(f"{flag} {value}" for flag, value in (
                 ("-M", options.metrics), ("-S", options.systems), ("-R", options.references),
                 ("-T", options.segments)) if value) or "(all)"}
+
+
+def _test_name(options: Options) -> str:
+    """The test whose p-values make the clusters, as the report's foot names it."""
+    return "paired bootstrap" if options.test == "bs" else "approximate randomisation"
 
 
 def write(report_html: str, path: str | Path) -> None:

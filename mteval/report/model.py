@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mteval.report.analysis import Correlations, Qarla, Significance
+from mteval.report.analysis import Agreement, Correlations, Qarla, Significance
 from mteval.report.data import SystemScores
 from mteval.report.drilldown import DrillSegment
 
@@ -31,6 +31,7 @@ class Report:
     missing: list[str] = field(default_factory=list)  # the first unreadable files (bounded)
     missing_total: int = 0
     notes: list[str] = field(default_factory=list)
+    agreements: list[Agreement] = field(default_factory=list)  # metric vs human ranks of the judged systems
 
     @property
     def partial(self) -> bool:

@@ -90,38 +90,44 @@ def correlation_bars(metrics: Sequence[str], values: Sequence[float], low: Seque
 
 def scatter_grid(metrics: Sequence[str], human: Sequence[float], values: np.ndarray,
                  systems: Sequence[str]) -> str:
-    """Small multiples: each metric's system scores against the human system scores."""
-    cols = min(5, len(metrics))
+    """Small multiples: each metric's system scores against the human system scores, every point
+    labelled with its system's name."""
+    cols = min(4, len(metrics))
     rows = -(-len(metrics) // cols)
-    fig = _figure(2.4 * cols, 2.2 * rows)
+    fig = _figure(3.3 * cols, 2.9 * rows)
     for k, metric in enumerate(metrics):
         ax = fig.add_subplot(rows, cols, k + 1)
         for s in range(len(systems)):
-            ax.plot(values[k, s], human[s], "o", color=PALETTE[s % len(PALETTE)], markersize=4,
-                    label=systems[s])
-        ax.set_title(metric, fontsize=8)
-        ax.tick_params(labelsize=6)
-    if len(metrics):
-        fig.legend(*fig.axes[0].get_legend_handles_labels(), loc="outside lower center", fontsize=7,
-                   ncol=min(5, len(systems)))
-    fig.supylabel("human system score", fontsize=8)
+            ax.plot(values[k, s], human[s], "o", color=PALETTE[s % len(PALETTE)], markersize=4)
+            ax.annotate(systems[s], (values[k, s], human[s]), fontsize=7.5, xytext=(3, 2),
+                        textcoords="offset points", color="#333333")
+        ax.set_title(f"{metric} vs human", fontsize=9)
+        ax.set_xlabel(f"{metric} (system score)", fontsize=8)
+        ax.tick_params(labelsize=7.5)
+    fig.supylabel("human system score", fontsize=9)
     return to_svg(fig)
 
 
+HEATMAP_VALUES_UP_TO = 20  # metrics (+ human) whose cell values are written: beyond, the page would shrink them
+
+
 def heatmap(names: Sequence[str], matrix: np.ndarray) -> str:
-    """The correlation matrix, values written in the cells."""
-    size = 0.34 * len(names) + 2.0
-    fig = _figure(size + 1.0, size)
+    """The correlation matrix, values written in the cells (8 pt, white on dark cells): legible
+    (>= 10 px) on a 1400 px page up to :data:`HEATMAP_VALUES_UP_TO` names."""
+    cell = 0.5
+    size = cell * len(names) + _label_inches(names, 8) + 0.8
+    fig = _figure(size + 1.2, size)
     ax = fig.add_subplot()
     image = ax.imshow(matrix, vmin=-1, vmax=1, cmap="RdBu_r")
-    ax.set_xticks(range(len(names)), list(names), rotation=70, ha="right", fontsize=7)
-    ax.set_yticks(range(len(names)), list(names), fontsize=7)
-    if len(names) <= 40:
-        for i in range(len(names)):
-            for j in range(len(names)):
-                if not np.isnan(matrix[i, j]):
-                    ax.text(j, i, f"{matrix[i, j]:.2f}"[1:] if 0 <= matrix[i, j] < 1 else f"{matrix[i, j]:.1f}",
-                            ha="center", va="center", fontsize=4.5)
+    ax.set_xticks(range(len(names)), list(names), rotation=60, ha="right", fontsize=8)
+    ax.set_yticks(range(len(names)), list(names), fontsize=8)
+    ax.set_title("Pearson between segment scores (oriented: higher is better)", fontsize=9)
+    if len(names) <= HEATMAP_VALUES_UP_TO:
+        for i, j in itertools.product(range(len(names)), repeat=2):
+            value = matrix[i, j]
+            if not np.isnan(value):
+                ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=8,
+                        color="white" if abs(value) > 0.55 else "black")
     fig.colorbar(image, ax=ax, shrink=0.6, label="Pearson")
     return to_svg(fig)
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from mteval.pipeline.evaluate import higher_is_better
 from mteval.report import plots
-from mteval.report.analysis import SEGMENT_CORRELATIONS, SYSTEM_CORRELATIONS
+from mteval.report.analysis import SEGMENT_CORRELATIONS, SYSTEM_CORRELATIONS, Significance, ranks_of
 from mteval.report.model import Report
 
 Record = dict
@@ -19,10 +19,12 @@ SYSTEMS_NOTE = (
     "&plusmn; half of the 95% paired-bootstrap interval of the system score (resampled as <code>iqeval "
     "-compare</code> does: summed sufficient statistics for statistics-based metrics, else the mean segment "
     "score); the badge is the system's significance cluster for that metric (1 = best; a new cluster starts "
-    "where a system is significantly worse, p &le; 0.05, than one of the cluster above). &darr;: lower is better.")
+    "where a system is significantly worse, p &le; 0.05, than one of the cluster above), from the same test, "
+    "correction and resamples as <code>iqeval -compare</code>, which prints the same clusters and p-values: {test}. "
+    "&darr;: lower is better.")
 
 
-def num(value: float, digits: int = 4) -> str:
+def num(value: float | None, digits: int = 4) -> str:
     """A number for a cell (``-`` when undefined)."""
     return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
 
@@ -43,12 +45,20 @@ def systems_table(report: Report) -> str:
         sign = -1.0 if higher_is_better(first) else 1.0
         order.sort(key=lambda s: (np.isnan(scores.system[k, s]), sign * np.nan_to_num(scores.system[k, s])))
     head = "".join(f"<th>{escape(m)}{'' if higher_is_better(m) else ' &darr;'}</th>" for m in scores.metrics)
+    rated = report.correlations.human_system if report.correlations else {}
+    human_ranks = ranks_of(rated)
+    head = ("<th>human</th><th>human rank</th>" if rated else "") + head
     body = []
     for s in order:
         cells = "".join(_score_cell(report, k, s) for k in range(len(scores.metrics)))
-        body.append(f"<tr><th>{escape(scores.systems[s])}</th>{cells}</tr>")
+        name = scores.systems[s]
+        if rated:
+            cells = (f'<td class="num">{num(rated.get(name))}</td><td class="num">{human_ranks.get(name, "-")}</td>'
+                     + cells)
+        body.append(f"<tr><th>{escape(name)}</th>{cells}</tr>")
     return (f'<section id="systems"><h2>Systems x metrics</h2>\n<p class="note">System scores from the cache '
-            f"(against references {escape(scores.refset)}); {SYSTEMS_NOTE}</p>\n"
+            f"(against references {escape(scores.refset)}); "
+            f"{SYSTEMS_NOTE.format(test=escape(report.options.get('clusters', '')))}</p>\n"
             f'<div style="overflow-x:auto"><table id="systems-table"><tr><th>system</th>{head}</tr>'
             f'{"".join(body)}</table></div>\n{_interval_plots(report)}</section>')
 
@@ -79,8 +89,23 @@ def _interval_plots(report: Report) -> str:
         clusters = " &gt; ".join("{" + ", ".join(escape(s) for s in g) + "}" for g in found.clusters)
         out.append(f"<details{' open' if i == 0 else ''}><summary>{escape(metric)} ({found.rule}): clusters "
                    f"{clusters}</summary>"
-                   f'<div class="plot">{svg}</div></details>')
+                   f'<div class="plot">{svg}</div>{_p_values(found, order)}</details>')
     return "\n".join(out)
+
+
+def _p_values(found: Significance, order: Sequence[int]) -> str:
+    """The metric's pairwise p-value matrix (systems best first), collapsed; ``*`` where significant."""
+    c, p = found.comparison, found.p_values()
+    alpha, correction = found.options.alpha, found.options.correction
+    test = "approximate randomisation" if found.test == "ar" else "paired bootstrap"
+    head = "".join(f"<th>{k}</th>" for k in range(1, len(order) + 1))
+    rows = []
+    for k, i in enumerate(order, start=1):
+        cells = "".join("<td>-</td>" if i == j else
+                        f'<td class="num">{num(float(p[i, j]))}{"*" if p[i, j] <= alpha else ""}</td>' for j in order)
+        rows.append(f"<tr><th>{k} {escape(c.systems[i])}</th>{cells}</tr>")
+    return (f'<details class="pvalues"><summary>pairwise p-values ({test}, {escape(correction)} correction; '
+            f"* p &le; {alpha})</summary><table><tr><th>system</th>{head}</tr>{''.join(rows)}</table></details>")
 
 
 def _ci_cell(record: Record | None) -> str:
@@ -114,11 +139,39 @@ def human(report: Report) -> str:
         parts.append(f'<h3>System-level Pearson with 95% CI</h3><div class="plot" id="corr-bars">{svg}</div>')
     head = "".join(f"<th>{lv} {c}</th>" for lv, c in columns)
     parts.append(f'<table id="corr-table"><tr><th>metric</th>{head}</tr>{rows}</table>')
+    parts.append(_agreement(report))
     parts.append(_scatter(report, metrics))
     if len(corr.matrix_names) > 1:
         parts.append('<h3>Metric x metric correlation (segment level, Pearson)</h3>'
                      f'<div class="plot" id="heatmap">{plots.heatmap(corr.matrix_names, corr.matrix)}</div>')
     return "\n".join(parts) + "</section>"
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def _agreement(report: Report) -> str:
+    """Each metric's ranking of the judged systems against the humans': pairwise accuracy,
+    Kendall tau-b, and the system it misplaces most (called out)."""
+    if not report.agreements or report.correlations is None:
+        return ""
+    human_ranks = ranks_of(report.correlations.human_system)
+    rows = []
+    for a in report.agreements:
+        w = a.worst
+        rows.append(f"<tr><th>{escape(a.metric)}</th><td class=\"num\">{num(a.accuracy, 3)}</td>"
+                    f'<td class="num">{num(a.kendall, 3)}</td><td>{escape(w)}: {_ordinal(human_ranks[w])} by humans, '
+                    f"{_ordinal(a.ranks[w])} by {escape(a.metric)}</td></tr>")
+    worst = sorted(report.agreements, key=lambda a: a.accuracy)[:3]
+    called = "; ".join(f"{escape(a.metric)} misplaces {escape(a.worst)} most "
+                       f"({_ordinal(human_ranks[a.worst])} by humans, {_ordinal(a.ranks[a.worst])} by the metric)"
+                       for a in worst)
+    return ('<h3>Rank agreement with the humans (system level)</h3><p class="note">Pairwise accuracy: the share '
+            "of pairs of judged systems that the metric orders as the humans do (ties agree with ties; Kocmi et "
+            f"al. 2021); Kendall tau-b over the same systems. Least agreeing: {called}.</p>"
+            '<table id="agreement"><tr><th>metric</th><th>pairwise accuracy</th><th>Kendall tau-b</th>'
+            f"<th>system misplaced most</th></tr>{''.join(rows)}</table>")
 
 
 def _scatter(report: Report, metrics: Sequence[str]) -> str:
