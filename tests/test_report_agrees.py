@@ -80,3 +80,24 @@ def test_a_subset_and_another_test_agree_too(campaign: tuple[Path, Any], tmp_pat
     report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert report["compare"] == _json("iqeval", str(config), "-compare", "--json", *options)
     assert {r["test"] for r in report["compare"]} == {"bs"}
+
+
+def test_human_numbers_are_iqevals(tmp_path: Path) -> None:
+    """With judgements: the correlations (and their intervals) are ``iqeval -assessments``'s for
+    the same resamples and seed; the rank agreement is its system-level accuracy and Kendall."""
+    systems = {p.stem: str(p) for p in sorted((ENDE / "sys").glob("*.de"))}
+    config = ende_config(tmp_path, systems=systems, metrics=["BLEU", "chrF", "RG-L"])
+    human = str(ENDE / "human" / "mqm.tsv")
+    assert run("iqsetup", str(config), "-q").returncode == 0
+    done = run("mteval", "report", str(config), "-M", "BLEU,chrF,RG-L", "-assessments", human,
+               "-o", str(tmp_path / "r.html"), "--json", str(tmp_path / "r.json"), "-q")
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["human"]
+    ask = ("iqeval", str(config), "-M", "BLEU,chrF,RG-L", "-assessments", human, "--seed", "12345", "--json")
+    assert report["system"] == _json(*ask, "--corr", "pearson", "-G", "sys", "--resamples", "1000")
+    assert report["segment"] == _json(*ask, "--corr", "pearson", "-G", "seg", "--resamples", "200")
+    ranks = {(r["metric"], r["correlation"]): r["score"] for r in _json(*ask, "--corr", "accuracy,kendall", "-G", "sys")}
+    assert len(report["agreement"]) == 3
+    for a in report["agreement"]:
+        assert a["accuracy"] == pytest.approx(ranks[(a["metric"], "accuracy")], abs=1e-12)
+        assert a["kendall"] == pytest.approx(ranks[(a["metric"], "kendall")], abs=1e-12)

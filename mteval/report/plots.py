@@ -55,8 +55,8 @@ def to_svg(figure: Any) -> str:
 def system_intervals(systems: Sequence[str], scores: Sequence[float], low: Sequence[float],
                      high: Sequence[float], cluster: Sequence[int], metric: str) -> str:
     """Systems (best on top) with their 95 % intervals, coloured by significance cluster."""
-    fig = _figure(6.5, 0.3 * len(systems) + 0.9, layout=None)
-    _margins(fig, left=_label_inches(systems) + 0.2, bottom=0.55)
+    fig = _figure(6.5, 0.3 * len(systems) + 1.1, layout=None)
+    _margins(fig, left=_label_inches(systems) + 0.2, bottom=0.55, top=0.35)
     ax = fig.add_subplot()
     y = np.arange(len(systems))[::-1]
     for k in range(len(systems)):
@@ -64,6 +64,7 @@ def system_intervals(systems: Sequence[str], scores: Sequence[float], low: Seque
         ax.errorbar(scores[k], y[k], xerr=[[max(0.0, scores[k] - low[k])], [max(0.0, high[k] - scores[k])]], fmt="o",
                     color=colour, capsize=3)
     ax.set_yticks(y, list(systems))
+    ax.set_title(f"{metric}: systems, best first", fontsize=9)
     ax.set_xlabel(f"{metric}: system score, 95% paired-bootstrap interval; colour = cluster")
     ax.grid(axis="x", alpha=0.3)
     return to_svg(fig)
@@ -74,7 +75,7 @@ def correlation_bars(metrics: Sequence[str], values: Sequence[float], low: Seque
     """One bar per metric with its confidence interval."""
     bottom = 0.87 * _label_inches(metrics, 8) + 0.3  # labels turned 60 degrees
     fig = _figure(max(6.0, 0.32 * len(metrics) + 1.5), 2.6 + bottom, layout=None)
-    _margins(fig, left=0.8, bottom=bottom)
+    _margins(fig, left=0.8, bottom=bottom, top=0.35)
     ax = fig.add_subplot()
     x = np.arange(len(metrics))
     v, lo, hi = (np.asarray(a, dtype=float) for a in (values, low, high))
@@ -83,6 +84,7 @@ def correlation_bars(metrics: Sequence[str], values: Sequence[float], low: Seque
     ax.errorbar(x, v, yerr=yerr, fmt="none", ecolor="black", capsize=3)
     ax.set_xticks(x, list(metrics), rotation=60, ha="right", fontsize=8)
     ax.set_ylabel(label)
+    ax.set_title(f"{label} of every metric with the human scores, 95% interval", fontsize=9)
     ax.axhline(0, color="black", linewidth=0.6)
     ax.grid(axis="y", alpha=0.3)
     return to_svg(fig)
@@ -137,7 +139,7 @@ def king_trace(sizes: Sequence[int], kings: Sequence[float], accepted: Sequence[
     """The greedy KING search: each step's candidate set size and KING (filled: accepted)."""
     bottom = 0.87 * _label_inches([f"{m} (00)" for m in metrics], 7) + 0.5
     fig = _figure(max(7.0, 0.3 * len(metrics) + 1.5), 2.6 + bottom, layout=None)
-    _margins(fig, left=0.8, bottom=bottom)
+    _margins(fig, left=0.8, bottom=bottom, top=0.35)
     ax = fig.add_subplot()
     steps = np.arange(1, len(kings) + 1)
     ax.plot(steps, kings, color="#999999", linewidth=0.8)
@@ -145,6 +147,7 @@ def king_trace(sizes: Sequence[int], kings: Sequence[float], accepted: Sequence[
         ax.plot(steps[k], kings[k], "o", color=PALETTE[2] if accepted[k] else "white",
                 markeredgecolor=PALETTE[2] if accepted[k] else PALETTE[3], markersize=6)
     ax.set_xticks(steps, [f"{m} ({n})" for m, n in zip(metrics, sizes)], rotation=60, ha="right", fontsize=7)
+    ax.set_title("Greedy KING optimisation: each metric tried", fontsize=9)
     ax.set_xlabel("metric tried (candidate set size)")
     ax.set_ylabel("KING of the candidate set")
     ax.grid(alpha=0.3)
