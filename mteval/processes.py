@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import logging
 import os
 import signal
 import sys
@@ -55,3 +56,48 @@ def exit_without_teardown() -> None:
         os._exit(0)
 
     atexit.register(leave)
+
+
+class LogForwarding:
+    """Worker processes' log records shown by this process, as its own (issue 30: a warning of a
+    metric or parse worker is one ``iqsetup: warning: ...`` line above the progress bars, not a
+    bare line written into them by the worker). The parent makes one, hands :attr:`queue` to each
+    worker's initialiser (which calls :func:`log_to`), and a listener thread gives every record
+    to the parent's logger of the same name (the ``mteval`` logger's handlers: ``cli.common``)."""
+
+    def __init__(self, context: Any) -> None:
+        from logging.handlers import QueueListener  # noqa: PLC0415
+
+        self.queue = context.Queue()
+        self._listener = QueueListener(self.queue, _Dispatch())
+
+    def __enter__(self) -> LogForwarding:
+        self._listener.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        """Show the records still queued, then stop the thread and close the queue."""
+        with contextlib.suppress(Exception):  # a queue broken by a killed worker: nothing more to show
+            self._listener.stop()
+        self.queue.close()
+        self.queue.join_thread()
+
+
+class _Dispatch(logging.Handler):
+    """The listener's handler: a worker's record through this process's logger of its name."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        logger = logging.getLogger(record.name)
+        if logger.isEnabledFor(record.levelno):
+            logger.handle(record)
+
+
+def log_to(queue: Any, level: int = logging.WARNING) -> None:
+    """In a worker: send the ``mteval`` logger's records of ``level`` and above to ``queue``
+    (:class:`LogForwarding`), and nothing to this process's own standard error."""
+    from logging.handlers import QueueHandler  # noqa: PLC0415
+
+    logger = logging.getLogger("mteval")
+    logger.handlers = [QueueHandler(queue)]
+    logger.setLevel(level)
+    logger.propagate = False

@@ -157,3 +157,31 @@ def test_ctrl_c_ends_iqsetup_and_its_workers_at_once(tmp_path: Path, who: str) -
         assert started.returncode == 130, shown
         assert shown.rstrip().endswith("iqsetup: interrupted (finished files are kept; re-run to resume)"), shown
     assert not list((tmp_path / "cache").rglob("*.tmp"))
+
+
+FORWARDS = """
+import logging, multiprocessing, os
+from concurrent.futures import ProcessPoolExecutor
+from mteval.cli.common import run_command
+from mteval.processes import LogForwarding, log_to
+
+def body():
+    context = multiprocessing.get_context("spawn")
+    with LogForwarding(context) as logs, ProcessPoolExecutor(2, mp_context=context, initializer=log_to,
+                                                             initargs=(logs.queue,)) as pool:
+        worker = logging.getLogger("mteval.metrics.probe")
+        pids = {pool.submit(worker.warning, "from a worker %d", k).result() for k in range(3)}
+        pool.submit(worker.info, "not shown").result()
+    return 0
+
+raise SystemExit(run_command("probe", body))
+"""
+
+
+def test_worker_warnings_are_lines_of_the_parent() -> None:
+    """A worker's warning reaches the parent's ``mteval`` handler (``probe: warning: ...``, written
+    above any progress bar), not the worker's own standard error, and below-warning records stay out."""
+    done = subprocess.run([sys.executable, "-c", FORWARDS], capture_output=True, text=True, check=False, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert sorted(lines) == [f"probe: warning: from a worker {k}" for k in range(3)], done.stderr

@@ -61,7 +61,7 @@ def test_sections_and_plots(page: Path) -> None:
                    "king-trace", "optimal-set", "drilldown", "signature-table", "settings"):
         assert f'id="{anchor}"' in html, anchor
     # one interval plot per metric, bars, scatter, heatmap, KING trace
-    assert html.count("<svg") == 3 + 4
+    assert html.count("<svg") == 3 + 4 + 2  # + the pair analyses: word accuracy and length buckets
     assert 'id="partial"' not in html
     table = html[html.index('id="systems-table"'):html.index("</table>", html.index('id="systems-table"'))]
     assert table.count("<tr>") == 1 + 4 and table.count('class="cl"') == 4 * 3  # every cell has a cluster
@@ -122,7 +122,7 @@ def test_in_browser(page: Path, tmp_path: Path) -> None:
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert console(dom) == []
     rendered = dom.stdout
-    assert rendered.count("<svg") == 7 and rendered.count("<table") >= 6
+    assert rendered.count("<svg") == 9 and rendered.count("<table") >= 6
     assert 'id="heatmap"' in rendered and 'id="king-trace"' in rendered
     shot = tmp_path / "shot.png"
     done = browse(page, f"--screenshot={shot}", "--window-size=1400,3000")

@@ -13,19 +13,22 @@ import multiprocessing
 import os
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Any
 
 from mteval.annotate.remote import Parsed
 from mteval.annotate.stanza_adapter import ModelChoice, StanzaParser, set_threads
-from mteval.processes import exit_with_parent, stop_workers
+from mteval.processes import LogForwarding, exit_with_parent, log_to, stop_workers
 
 _PARSER: StanzaParser | None = None
 
 
-def _start(choice: ModelChoice, parent: int) -> None:
+def _start(choice: ModelChoice, parent: int, logs: Any) -> None:
     """Worker initialiser: leave with the parent (its pid given by the parent itself, which may
-    already be gone while this worker imports), one torch thread, one pipeline."""
+    already be gone while this worker imports), warnings sent to the parent (``logs``:
+    :class:`~mteval.processes.LogForwarding`), one torch thread, one pipeline."""
     global _PARSER
     exit_with_parent(parent)
+    log_to(logs)
     set_threads(1)
     _PARSER = StanzaParser(choice)
 
@@ -39,8 +42,8 @@ def _parse(texts: Sequence[str]) -> Parsed:
 def parse_parallel(choice: ModelChoice, batches: Sequence[Sequence[str]], workers: int) -> Iterator[tuple[int, Parsed]]:
     """Yield ``(batch index, parsed batch)`` in completion order."""
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_start,
-                             initargs=(choice, os.getpid())) as pool:
+    with LogForwarding(ctx) as logs, ProcessPoolExecutor(workers, mp_context=ctx, initializer=_start,
+                                                         initargs=(choice, os.getpid(), logs.queue)) as pool:
         pending: dict[Future[Parsed], int] = {pool.submit(_parse, b): i for i, b in enumerate(batches)}
         try:
             while pending:

@@ -49,6 +49,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--drill-metric", help="metric of the segment drill-down (default: the first)")
     parser.add_argument("--segments-per-system", dest="per_system", type=int, default=5,
                         help="drill-down segments per system (5)")
+    parser.add_argument("--pair", metavar="A,B", help="the two systems of the pair analyses (compare-mt's, and "
+                        "the linguistic one with parsed metrics; default: the two best on the first metric)")
+    parser.add_argument("--freq-corpus", metavar="FILE", help="word frequencies of the word-accuracy buckets "
+                        "(one sentence a line; default: the references)")
     parser.add_argument("--json", metavar="FILE", help="also write everything the page shows as one JSON file "
                         "(records as iqeval -compare/-assessments --json print them)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars (shown only on a terminal)")
@@ -71,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     report = build(args.config, Options(args.assessments, args.metrics, args.systems, args.references,
                                         args.segments, args.resamples, args.seed, args.drill_metric,
-                                        args.per_system, args.correction, args.test, args.trials, args.ties))
+                                        args.per_system, args.correction, args.test, args.trials, args.ties,
+                                        args.pair, args.freq_corpus))
     write(render(report), args.output)
     if args.json:
         from mteval.files import write_atomic

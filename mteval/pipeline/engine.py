@@ -30,7 +30,7 @@ from mteval.io.corpus import DocumentIndex
 from mteval.metrics import registry
 from mteval.metrics.base import MetricFamily, Side
 from mteval.pipeline.shipping import AnySide, Given, Shipment, SideStore, SpillFolder
-from mteval.processes import exit_with_parent, exit_without_teardown, stop_workers
+from mteval.processes import LogForwarding, exit_with_parent, exit_without_teardown, log_to, stop_workers
 from mteval.scores import ScoreSet
 
 if TYPE_CHECKING:
@@ -168,8 +168,10 @@ def _pooled(units: Sequence[Unit], documents: DocumentIndex, workers: int, start
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait  # noqa: PLC0415
     from concurrent.futures.process import BrokenProcessPool  # noqa: PLC0415
 
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start,
-                               initargs=(documents, os.getpid()))
+    context = multiprocessing.get_context("spawn")
+    logs = LogForwarding(context).__enter__()  # the workers' warnings: lines of this process, above the bars
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start,
+                               initargs=(documents, os.getpid(), logs.queue))
     spill = SpillFolder(scratch)  # annotated sides: pickled once into a file, not into every unit
     shipment = Shipment(spill.write)
     try:
@@ -191,6 +193,7 @@ def _pooled(units: Sequence[Unit], documents: DocumentIndex, workers: int, start
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         spill.close()
+        logs.__exit__()
 
 
 # --- in a worker process ---------------------------------------------------------------------------
@@ -200,14 +203,16 @@ _FAMILIES = Families(keep=True)
 _SIDES = SideStore()
 
 
-def _start(documents: DocumentIndex, parent: int) -> None:
-    """Worker initialiser: the experiment's documents, no progress bars, leave with the parent, and
+def _start(documents: DocumentIndex, parent: int, logs: Any) -> None:
+    """Worker initialiser: the experiment's documents, no progress bars, warnings sent to the
+    parent (``logs``: :class:`~mteval.processes.LogForwarding`), leave with the parent, and
     without tearing down the heap at the end (the parent waits for that)."""
     global _DOCUMENTS
     from mteval.progress import set_quiet  # noqa: PLC0415
 
     _DOCUMENTS = documents
     set_quiet(True)
+    log_to(logs)
     exit_with_parent(parent)
     exit_without_teardown()
 

@@ -3,7 +3,9 @@ as one self-contained HTML file, atomically."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,14 +16,15 @@ from mteval.errors import CacheError, ConfigError, quote
 from mteval.files import write_atomic
 from mteval.meta.assessments import read_assessments
 from mteval.pipeline import compare
-from mteval.pipeline.config import load
+from mteval.pipeline.config import Experiment, load
 from mteval.pipeline.evaluate import SubsetTexts, select, selected_files
-from mteval.pipeline.texts import load_texts
+from mteval.pipeline.texts import LoadedTexts, load_texts
 from mteval.pipeline.verify import open_cache, verifier_of
-from mteval.report import analysis, syntax
-from mteval.report.data import RecordingCache, problem_lines, signatures_of, system_scores
+from mteval.report import analysis, comparing, syntax
+from mteval.report.data import RecordingCache, SystemScores, problem_lines, signatures_of, system_scores
 from mteval.report.drilldown import drill
 from mteval.report.model import Report
+from mteval.report.pair import read_freq_corpus
 
 LOG = logging.getLogger(__name__)
 MISSING_LISTED = 50  # the banner names at most this many unreadable files
@@ -45,6 +48,8 @@ class Options:
     test: str = "both"
     trials: int = compare.AR_TRIALS
     ties: str = "sacrebleu"
+    pair: str | None = None  # "A,B": the two systems of compare-mt's and the linguistic analyses
+    freq_corpus: str | None = None  # word frequencies of the word-accuracy buckets (default: the references)
 
     def comparing(self) -> compare.Options:
         """The options of ``iqeval -compare`` that give the report's clusters and p-values."""
@@ -98,6 +103,9 @@ def build(config: str | Path, options: Options) -> Report:
         if drilled and syntax.wanted(sel.metrics):
             drilled, note = syntax.annotate_drill(experiment, drilled)
             notes += [note] if note else []
+        _next(shown, 5)
+        analyses = _analyses(experiment, options, scores, metric, texts, sel.references, rows)
+        notes += [analyses.note] if analyses.note else []
         shown.update()
     missing, total = problem_lines(reader, MISSING_LISTED)
     return Report(
@@ -106,16 +114,32 @@ def build(config: str | Path, options: Options) -> Report:
         correlations=correlations, assessments=options.assessments, qarla=qarla, drill_metric=metric,
         drill=drilled, signatures=signatures_of(reader), options=_shown_options(options, metric),
         missing=missing, missing_total=total, notes=notes,
-        agreements=analysis.agreements(scores, correlations.human_system) if correlations else [])
+        agreements=analysis.agreements(scores, correlations.human_system) if correlations else [],
+        analyses=analyses)
 
 
-SECTIONS = ("scores", "correlations", "significance", "QARLA", "drill-down")  # the bar's steps, in order
+SECTIONS = ("scores", "correlations", "significance", "QARLA", "drill-down", "two systems")  # the bar's steps, in order
 
 
 def _next(shown: progress.Bar, done: int) -> None:
     """One more section done; the bar names the next."""
     shown.update()
     shown.set_postfix_str(SECTIONS[done])
+
+
+def _analyses(experiment: Experiment, options: Options, scores: SystemScores, metric: str | None,
+              texts: LoadedTexts, references: Sequence[str], rows: np.ndarray) -> comparing.Analyses:
+    """compare-mt's analyses of the pair (on the drill-down's metric) and, when a selected metric is
+    computed from parses, the linguistic error analysis from the annotation cache."""
+    names = comparing.chosen_pair(scores, metric, options.pair)
+    freq = read_freq_corpus(options.freq_corpus) if options.freq_corpus else None
+    found = None
+    if names is not None and metric is not None:
+        found = comparing.pair_of(names, scores, metric, texts, references, rows, freq, experiment.case_sensitive)
+    if not comparing.parsed(scores.metrics):
+        return comparing.Analyses(pair=found)
+    ling = comparing.linguistic_of(experiment, names, scores.systems, texts, references, rows)
+    return dataclasses.replace(ling, pair=found)
 
 
 def _drill_metric(chosen: str | None, metrics: tuple[str, ...], complete: tuple[bool, ...]) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from html import escape
 
-from mteval.report import details, sections
+from mteval.report import details, pair_html, sections
 from mteval.report.model import Report
 
 CSS = """
@@ -28,6 +28,11 @@ def render(report: Report) -> str:
     parts = [_head(report), _banner(report), _nav(report), sections.systems_table(report)]
     if report.assessments is not None:
         parts.append(sections.human(report))
+    found = report.analyses
+    if found.pair is not None:
+        parts.append(pair_html.render_pair(found.pair))
+    if found.recalls:
+        parts.append(pair_html.render_linguistic(found.recalls, found.linguistic_pair))
     parts += [details.qarla(report), details.drilldown(report), details.signatures(report)]
     return "\n".join(parts) + "\n</body>\n</html>\n"
 
@@ -61,6 +66,10 @@ def _nav(report: Report) -> str:
     links = [("systems", "Systems x metrics")]
     if report.assessments is not None:
         links.append(("human", "Human judgements"))
+    if report.analyses.pair is not None:
+        links.append(("pair", "Two systems"))
+    if report.analyses.recalls:
+        links.append(("linguistic", "Linguistic errors"))
     links += [("qarla", "QARLA"), ("drilldown", "Segment drill-down"), ("signatures", "Signatures")]
     return "<nav>" + "".join(f'<a href="#{k}">{escape(v)}</a>' for k, v in links) + "</nav>"
 

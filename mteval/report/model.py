@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mteval.report.analysis import Agreement, Correlations, Qarla, Significance
+from mteval.report.comparing import Analyses
 from mteval.report.data import SystemScores
 from mteval.report.drilldown import DrillSegment
 
@@ -32,6 +33,7 @@ class Report:
     missing_total: int = 0
     notes: list[str] = field(default_factory=list)
     agreements: list[Agreement] = field(default_factory=list)  # metric vs human ranks of the judged systems
+    analyses: Analyses = field(default_factory=Analyses)  # two systems (compare-mt), linguistic recalls
 
     @property
     def partial(self) -> bool:
