@@ -13,7 +13,7 @@ endif
 PIP ?= $(PYTHON) -m pip
 CONFIG ?= configs/example.yaml
 
-.PHONY: install demo demo-syntax test test-all lint bench clean models models-eval models-long
+.PHONY: install demo demo-syntax test test-all research-test lint bench clean models models-eval models-long
 
 install:  # torch first, pinned to the CPU build (a plain `torch` requirement pulls a multi-GB CUDA build)
 	@bash tools/install.sh '$(HOST_PYTHON)' '$(VENV)' '$(EXTRAS)'
@@ -46,42 +46,46 @@ MYPY_PATHS = mteval/api.py mteval/io mteval/store mteval/cli mteval/pipeline/saf
 	mteval/metrics/tokenize.py mteval/user_cache.py tools/mteval_v13a_oracle.py tools/reference_runs.py mteval/annotate/entity_tagger.py mteval/annotate/entity_training.py
 
 lint:
-	ruff check mteval tests bench tools
+	ruff check mteval tests bench tools research
 	mypy $(MYPY_PATHS)
 
 # The fast tier (unit, property, CLI, parity on committed oracles; under 8 minutes on an idle 2-core
 # machine): what a contributor runs. test-all runs every test, the slow ones, ../shared's, the browser's,
-# Dask's and the training runs too: what CI runs (.ci/run). Tiers are pytest markers (setup.cfg).
+# Dask's and the training runs too, and research/tests (the training lab's, also `make research-test`):
+# what CI runs (.ci/run). Tiers are pytest markers (setup.cfg).
 FAST_TESTS = not slow and not browser and not dask and not training
 
 test: install lint
 	$(PYTHON) -m pytest -q -p no:cacheprovider -rs -m "$(FAST_TESTS)" tests
 
 test-all: install lint
-	$(PYTHON) -m pytest -q -p no:cacheprovider -rs tests
+	$(PYTHON) -m pytest -q -p no:cacheprovider -rs tests research/tests
+
+research-test: install
+	$(PYTHON) -m pytest -q -p no:cacheprovider -rs research/tests
 
 bench: install
 	$(PYTHON) bench/run_all.py
 
-clean:  # keeps build/models-long: the long training run's checkpoints (hours of CPU; models/README.md)
+clean:  # keeps build/models-long: the long training run's checkpoints (hours of CPU; research/models/README.md)
 	if [ -d build ]; then find build -mindepth 1 -maxdepth 1 ! -name models-long -exec rm -rf {} +; fi
 	rm -rf dist *.egg-info demo-cache bench/out .pytest_cache .mypy_cache .ruff_cache
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 
 # The embedded English Stanza models (mteval/resources/models/en_ewt, CC BY-SA 4.0): retrain them
 # from ../shared/ud (CPU, hours; STAGES="ner" for one stage, QUICK=1 MODELS_OUT=DIR for a smoke run,
-# DRY_RUN=1 to print the commands: models/README.md) and score them (docs/annotation.md).
+# DRY_RUN=1 to print the commands: research/models/README.md) and score them (docs/annotation.md).
 models:
-	PYTHON=$(PYTHON) bash models/train_models.sh ../shared build/models
+	PYTHON=$(PYTHON) bash research/models/train_models.sh ../shared build/models
 
 models-eval:
-	$(PYTHON) models/eval_models.py ../shared
+	$(PYTHON) research/models/eval_models.py ../shared
 
 # Issue 15's long, resumable training of the tagger then the parser (one niced thread; the same
 # command starts and resumes it; stop with kill $$(cat build/models-long/train_long.pid)).
 models-long:
 	mkdir -p build/models-long
-	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 nice -n 19 $(PYTHON) models/train_long.py --work build/models-long --max-steps 20000
+	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 nice -n 19 $(PYTHON) research/models/train_long.py --work build/models-long --max-steps 20000
 
 # A meta-evaluation campaign (docs/meta-evaluation.md): compute the scores (with system/system
 # files for JACK), then save metric scores, QUEEN/KING/JACK and the -optimizeKING trace, and, with

@@ -43,14 +43,3 @@ if threading.current_thread() is threading.main_thread():
         if signal.getsignal(_signal) == signal.SIG_DFL:
             signal.signal(_signal, _interrupt)
 
-
-def load_model_script(name: str):
-    """``models/NAME.py`` imported as module ``NAME`` (``models/`` on the path, as the scripts import each
-    other; registered in ``sys.modules``, which its dataclasses need)."""
-    import importlib
-    import sys
-
-    folder = str(ROOT / "models")
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
-    return importlib.import_module(name)

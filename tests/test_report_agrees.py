@@ -66,7 +66,8 @@ def test_clusters_and_numbers_are_compares(campaign: tuple[Path, Any]) -> None:
 
 def test_system_scores_are_iqevals(campaign: tuple[Path, Any]) -> None:
     config, report = campaign
-    scores = {(r["target"], r["metric"]): r["score"] for r in _json("iqeval", "-doOQ", "-G", "sys", str(config), "--json")}
+    scores = {(r["target"], r["metric"]): r["score"]
+              for r in _json("iqeval", "-doOQ", "-G", "sys", str(config), "--json")}
     for cell in report["systems"]:
         assert math.isclose(cell["score"], scores[(cell["target"], cell["metric"])], rel_tol=0, abs_tol=1e-12)
 
@@ -96,7 +97,8 @@ def test_human_numbers_are_iqevals(tmp_path: Path) -> None:
     ask = ("iqeval", str(config), "-M", "BLEU,chrF,RG-L", "-assessments", human, "--seed", "12345", "--json")
     assert report["system"] == _json(*ask, "--corr", "pearson", "-G", "sys", "--resamples", "1000")
     assert report["segment"] == _json(*ask, "--corr", "pearson", "-G", "seg", "--resamples", "200")
-    ranks = {(r["metric"], r["correlation"]): r["score"] for r in _json(*ask, "--corr", "accuracy,kendall", "-G", "sys")}
+    ranks = {(r["metric"], r["correlation"]): r["score"]
+             for r in _json(*ask, "--corr", "accuracy,kendall", "-G", "sys")}
     assert len(report["agreement"]) == 3
     for a in report["agreement"]:
         assert a["accuracy"] == pytest.approx(ranks[(a["metric"], "accuracy")], abs=1e-12)
