@@ -4,7 +4,7 @@ A *family* (BLEU, NIST, ROUGE, DP, ...) computes all its *variants* (BLEU-1..4, 
 in one pass over a (hypothesis, reference set) pair, because the variants share their work
 (tokenisation, n-gram counts, parses). The pipeline groups requested metric names by family.
 
-Two steps, as in sacreBLEU (see STYLE.md):
+Two steps, as in sacreBLEU (CONTRIBUTING.md, "Where a change goes"):
 
 1. ``prepare(references)`` extracts what the references contribute once per reference set
    (n-gram counts, NIST information weights, parses); it is reused for every hypothesis scored
