@@ -115,7 +115,7 @@ def cell(record: Record, key: str = "score", hits: str = "hits", trials: str = "
     return text
 
 
-SIGNIFICANCE_TESTS = ("perm-both", "bootstrap", "williams")  # -assessments --significance (mteval.pipeline.correlate)
+SIGNIFICANCE_TESTS = ("perm-both", "perm-pairs", "bootstrap", "williams")  # -assessments --significance (correlate)
 
 
 def _table_of(record: Record) -> str | None:

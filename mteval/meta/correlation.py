@@ -9,7 +9,8 @@ system. Pair-counting statistics (the Kendall family, pairwise accuracy) average
 
 Statistics (the name is the key of :data:`STATISTICS`):
 
-* ``pearson``, ``spearman``: as ``scipy.stats.pearsonr`` / ``spearmanr`` (tested equal);
+* ``pearson``, ``spearman``: as ``scipy.stats.pearsonr`` / ``spearmanr`` (tested equal; unweighted
+  Pearson in scipy 1.17's order of operations, bit-equal);
   with ``weights`` Pearson is the weighted Pearson of seed 003 (Kahn et al. 2009: length-weighted,
   "to avoid emphasis on short segments").
 * ``kendall`` (tau-b) and ``kendall-c`` (tau-c): ``scipy.stats.kendalltau``; the pair counts
@@ -59,12 +60,28 @@ def aligned(human: np.ndarray, metric: np.ndarray, *more: np.ndarray | None) -> 
     return [human[keep], metric[keep]] + [None if v is None else np.asarray(v)[keep] for v in more]
 
 
+def _scipy_pearson(h: np.ndarray, m: np.ndarray) -> float:
+    """Pearson's r in ``scipy.stats.pearsonr``'s (1.17, numpy 2) order of operations: centred vectors
+    scaled by their largest magnitude, normalised, one dot product, clipped; n = 2 gives exactly +-1
+    (bit-equal values, tested: Williams' test with r near 1 turns the last bits into digits)."""
+    norm = getattr(np.linalg, "vector_norm", lambda x, axis: np.sqrt(np.dot(x, x)))  # numpy < 2: no vector_norm
+    dot = getattr(np, "vecdot", np.dot)
+    hm, mm = h - h.mean(), m - m.mean()
+    hmax, mmax = np.abs(hm).max(), np.abs(mm).max()
+    norm_h, norm_m = hmax * norm(hm / hmax, axis=-1), mmax * norm(mm / mmax, axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = float(np.clip(dot(hm / norm_h, mm / norm_m), -1.0, 1.0))
+    return float(np.round(r)) if len(h) == 2 else r
+
+
 def pearson(human: np.ndarray, metric: np.ndarray, weights: np.ndarray | None = None) -> float:
     """Pearson's r (weighted when ``weights`` are given: weighted means and covariances)."""
     h, m, w = aligned(human, metric, weights)
     if len(h) < 2 or np.ptp(h) == 0 or np.ptp(m) == 0:  # constant input: undefined, as scipy
         return float("nan")
-    w = np.ones_like(h) if w is None else np.asarray(w, dtype=np.float64)
+    if w is None:
+        return _scipy_pearson(h, m)
+    w = np.asarray(w, dtype=np.float64)
     w = w / w.sum()
     hc, mc = h - w @ h, m - w @ m
     denominator = np.sqrt((w @ (hc * hc)) * (w @ (mc * mc)))

@@ -10,6 +10,11 @@
   z-scored, each position's two metric scores are swapped with probability 1/2, and the p-value
   is the share of permutations whose correlation difference is >= the observed one (one-sided,
   H1: A correlates better than B). No early stopping here (mt-metrics-eval stops blocks early).
+* :func:`permutation_sig_diff` and :func:`pairwise_permutation_sig_diff`: mt-metrics-eval's
+  ``PermutationSigDiff`` (PERM-BOTH on ``(systems, items)`` matrices, for the WMT statistics too:
+  acc_eq/tau_eq re-calibrated per draw, SPA) and ``PairwisePermutationSigDiff`` (pair comparisons
+  swapped; WMT23/24's segment-level test of acc_eq), with their early stopping (:class:`EarlyStop`)
+  and, with ``stream="mtme"``, their random draws: equal p-values, deltas and draws (tested).
 * :func:`system_level_ci`: CI of a system-level correlation by resampling segments (each
   resample's system scores are segment means), shifted to the reported value.
 * :func:`system_bootstrap`: system-vs-system paired bootstrap (Koehn 2004) for any metric: the
@@ -29,7 +34,14 @@ import numpy as np
 
 from mteval import progress
 from mteval.errors import MtevalError
-from mteval.meta.correlation import correlate, grouped_kendall_b, grouped_kendall_parts, grouped_pair_stats
+from mteval.meta import wmt_stats
+from mteval.meta.correlation import (
+    correlate,
+    grouped_kendall_b,
+    grouped_kendall_parts,
+    grouped_pair_stats,
+    pearson,
+)
 
 PAIR_STATISTICS = ("kendall-wmt12", "kendall-wmt20", "accuracy")
 _MAX_PAIRS = 20_000_000  # vectorised grouped tau-b above this many within-group pairs: the loop
@@ -283,3 +295,240 @@ def system_level_ci(name: str, value: float, human_segments: np.ndarray, metric_
     draws = [corr(hs[:, b], ms[:, b]) for b in range(n)]
     low, high = _percentile(draws, alpha)
     return Interval(value, float(np.clip(low + value - full, -1, 1)), float(np.clip(high + value - full, -1, 1)))
+
+
+# ---- mt-metrics-eval's permutation tests on (systems, items) matrices (stats.PermutationSigDiff,
+# ---- stats.PairwisePermutationSigDiff), with their early stopping and, optionally, their random stream
+
+STREAMS = ("numpy", "mtme")  # default_rng(seed), or np.random.RandomState(seed) drawn as theirs
+MATRIX_STATISTICS = ("pearson", "spearman", "kendall", "kendall-c", "acc23", "23", "b", "acc_eq", "tau_eq", "spa")
+
+
+@dataclass(frozen=True)
+class EarlyStop:
+    """mt-metrics-eval ``PermutationSigDiffParams``: after every ``block_size`` draws, stop when the
+    running p-value is below ``early_min`` or above ``early_max``. Their default block (1000 =
+    their default k) never stops early; WMT23/24's tasks use :data:`WMT_EARLY_STOP`."""
+
+    block_size: int = 1000
+    early_min: float = 0.02
+    early_max: float = 0.5
+
+    def stops(self, draws: int, hits: int) -> bool:
+        """Whether to stop after ``draws`` draws of which ``hits`` were at least the observed delta."""
+        return draws % self.block_size == 0 and not self.early_min <= hits / draws <= self.early_max
+
+
+NO_EARLY_STOP = EarlyStop(1 << 62)
+WMT_EARLY_STOP = EarlyStop(100, 0.02, 0.5)  # tasks.Task's block_size, early_min, early_max
+
+
+@dataclass(frozen=True)
+class Permutation:
+    """A permutation test of A against B: one-sided p (H1: A better than B), delta = stat(A) - stat(B),
+    and the draws actually made, ``(k_used, 2)`` = (stat of permuted A, stat of permuted B)."""
+
+    p_value: float
+    delta: float
+    draws: np.ndarray
+
+
+def _run(delta: float, draw: Callable[[], tuple[float, float]], k: int, early: EarlyStop, label: str) -> Permutation:
+    """Their loop: count draws with stat(A*) - stat(B*) >= delta, stop early at block boundaries."""
+    draws: list[tuple[float, float]] = []
+    hits = 0
+    with progress.bar(k, label, unit="permutation") as shown:
+        for i in range(1, k + 1):
+            a, b = draw()
+            draws.append((a, b))
+            hits += a - b >= delta
+            shown.update()
+            if early.stops(i, hits):
+                break
+    return Permutation(hits / len(draws) if draws else float("nan"), delta, np.asarray(draws).reshape(-1, 2))
+
+
+def _coins(stream: str, seed: int) -> Callable[[int | tuple[int, int]], np.ndarray]:
+    """Fair 0/1 draws of a shape: ``numpy`` from ``default_rng(seed)``, ``mtme`` as their
+    ``np.random.binomial(1, 0.5, shape)`` after ``np.random.seed(seed)``."""
+    if stream not in STREAMS:
+        raise MtevalError(f"unknown random stream {stream!r}; use one of {', '.join(STREAMS)}")
+    if stream == "mtme":
+        legacy = np.random.RandomState(seed)
+        return lambda shape: legacy.binomial(1, 0.5, shape).astype(bool)
+    rng = np.random.default_rng(seed)
+    return lambda shape: rng.integers(0, 2, shape).astype(bool)
+
+
+def _row_average(values: np.ndarray, replace_nans_with_zeros: bool) -> float:
+    """Their ``_Corr`` average of row values: NaN rows dropped (or 0), ``np.average``, 0 if none."""
+    values = np.nan_to_num(values, nan=0.0) if replace_nans_with_zeros else values[~np.isnan(values)]
+    return float(np.average(values)) if len(values) else 0.0
+
+
+def matrix_statistic(name: str, average_by: str = "none", epsilon: float = 0.0, replace_nans_with_zeros: bool = False,
+                     search: str = "exact") -> Callable[[np.ndarray, np.ndarray], float]:
+    """(human, metric) ``(systems, items)`` -> the statistic their ``PermutationSigDiff`` computes:
+    a per-row correlation averaged over rows (``pearson``, ``spearman``, ``kendall``, ``kendall-c``;
+    KendallVariants ``acc23``, ``23``, ``b`` at ``epsilon``), or the tie-calibrated ``acc_eq``/``tau_eq``
+    (``KendallWithTiesOpt``, re-calibrated on every call) or ``spa`` (PCE), which average themselves."""
+    if name not in MATRIX_STATISTICS:
+        raise MtevalError(f"unknown statistic {name!r}; use one of {', '.join(MATRIX_STATISTICS)}")
+    if name in ("acc_eq", "tau_eq"):
+        variant = "acc23" if name == "acc_eq" else "23"
+        return lambda h, m: wmt_stats.tie_calibration(h, m, variant, average_by, search=search).value
+    if name == "spa":
+        return lambda h, m: wmt_stats.soft_pairwise_accuracy(h, m)
+    if name in ("acc23", "23", "b"):
+        def variants(h: np.ndarray, m: np.ndarray) -> float:
+            """KendallVariants of every row with two or more entries, averaged."""
+            flat = wmt_stats.flatten(h, m, average_by)
+            values = wmt_stats.variant_values(wmt_stats.row_counts(flat, epsilon), name)
+            return _row_average(values[np.bincount(flat.row, minlength=flat.n_rows) >= 2], replace_nans_with_zeros)
+        return variants
+    one = pearson if name == "pearson" else (lambda h, m: wmt_stats.scipy_statistic(name)(h, m)[0])
+
+    def per_row(h: np.ndarray, m: np.ndarray) -> float:
+        """The vector statistic of every row with two or more entries, averaged."""
+        rows = zip(wmt_stats.rows_of(h, average_by), wmt_stats.rows_of(m, average_by))
+        values = [one(hr[k], mr[k]) for hr, mr in rows for k in [~(np.isnan(hr) | np.isnan(mr))] if k.sum() >= 2]
+        return _row_average(np.asarray(values, dtype=np.float64), replace_nans_with_zeros)
+    return per_row
+
+
+def _coin_order(human: np.ndarray, a: np.ndarray, b: np.ndarray, average_by: str, everything: bool) -> np.ndarray:
+    """Flat indices into the ``(systems, items)`` matrices of the entries that get a coin, in their
+    order: the rows of ``average_by`` with a human score (``_ReshapeAndFilter``), or every entry in
+    system-major order (``everything``: their ``KendallWithTiesOpt`` case)."""
+    present = ~(np.isnan(a) | np.isnan(b))
+    if everything:
+        return np.flatnonzero(present)
+    index = np.arange(human.size).reshape(human.shape)
+    rows = wmt_stats.rows_of(index, average_by).astype(np.int64)
+    keep = wmt_stats.rows_of(present & ~np.isnan(human), average_by).astype(bool)
+    return rows[keep]
+
+
+def permutation_sig_diff(name: str, human: np.ndarray, metric_a: np.ndarray, metric_b: np.ndarray,
+                         average_by: str = "none", k: int = 1000, early: EarlyStop = NO_EARLY_STOP,
+                         seed: int = 1234, stream: str = "numpy", epsilon: float = 0.0,
+                         replace_nans_with_zeros: bool = False, search: str = "exact") -> Permutation:
+    """PERM-BOTH on ``(systems, items)`` matrices (Deutsch et al. 2021; mt-metrics-eval
+    ``PermutationSigDiff(corr_b, corr_a, ...)``, whose p is for its second metric): both metrics
+    z-scored over the entries with a human score (every entry for ``acc_eq``/``tau_eq``, as theirs),
+    each entry's two scores swapped with probability 1/2, p = share of draws with
+    stat(A*) - stat(B*) >= stat(A) - stat(B); :func:`matrix_statistic` ``name``; ``early`` stopping.
+    ``stream="mtme"`` draws their coins (equal p-values and draws after ``np.random.seed(seed)``)."""
+    import scipy.stats  # lazily: it costs 1.5 s of every iqeval start
+    h, a, b = (np.atleast_2d(np.asarray(x, dtype=np.float64)) for x in (human, metric_a, metric_b))
+    statistic = matrix_statistic(name, average_by, epsilon, replace_nans_with_zeros, search)
+    order = _coin_order(h, a, b, average_by, name in ("acc_eq", "tau_eq"))
+    flat_a, flat_b = np.full(h.size, np.nan), np.full(h.size, np.nan)
+    flat_a[order], flat_b[order] = scipy.stats.zscore(a.ravel()[order]), scipy.stats.zscore(b.ravel()[order])
+    za, zb = flat_a.reshape(h.shape), flat_b.reshape(h.shape)
+    delta = statistic(h, za) - statistic(h, zb)
+    coins = _coins(stream, seed)
+
+    def draw() -> tuple[float, float]:
+        """One permutation: A keeps its score where the coin is 1."""
+        flat_keep = np.zeros(h.size, dtype=bool)
+        flat_keep[order] = coins(len(order))
+        keep = flat_keep.reshape(h.shape)
+        return statistic(h, np.where(keep, za, zb)), statistic(h, np.where(keep, zb, za))
+
+    return _run(delta, draw, k, early, f"PERM-BOTH {name}")
+
+
+@dataclass(frozen=True)
+class _PairClasses:
+    """The pairs of every row (rows with an entry, in order): their class under A and under B
+    (0..4, as ``wmt_stats.classify``), row of each, and the row sizes."""
+
+    row: np.ndarray
+    class_a: np.ndarray
+    class_b: np.ndarray
+    sizes: np.ndarray  # entries per row (rows with at least one entry)
+    first: np.ndarray  # position of each pair's first entry within its row
+    second: np.ndarray
+
+
+def _pair_classes(human: np.ndarray, a: np.ndarray, b: np.ndarray, average_by: str, eps_a: float,
+                  eps_b: float) -> _PairClasses:
+    """Within-row pairs of the entries with all three scores (their ``_ReshapeAndFilter`` rows)."""
+    both = np.where(np.isnan(b), np.nan, a)
+    flat_a = wmt_stats.flatten(human, both, average_by)
+    flat_b = wmt_stats.flatten(human, np.where(np.isnan(a), np.nan, b), average_by)
+    _, row, sizes = np.unique(flat_a.row, return_inverse=True, return_counts=True)
+    blocks = list(wmt_stats.pair_blocks(row)) or [(np.zeros(0, np.int64), np.zeros(0, np.int64))]
+    i, j = np.concatenate([x for x, _ in blocks]), np.concatenate([y for _, y in blocks])
+    dh = flat_a.human[j] - flat_a.human[i]
+    starts = np.r_[0, np.cumsum(sizes)][row[i]]
+    return _PairClasses(row[i], wmt_stats.classify(dh, flat_a.metric[j] - flat_a.metric[i], eps_a),
+                        wmt_stats.classify(dh, flat_b.metric[j] - flat_b.metric[i], eps_b), sizes,
+                        i - starts, j - starts)
+
+
+def _pair_draws(pc: _PairClasses, stream: str, seed: int) -> Callable[[], np.ndarray]:
+    """Per draw, whether A keeps each pair: ``numpy`` one coin per pair; ``mtme`` their
+    ``np.triu(np.random.binomial(1, 0.5, (n, n)))`` per row of n entries (entry [i, j] for pair i < j)."""
+    coins = _coins(stream, seed)
+    if stream == "numpy":
+        return lambda: coins(len(pc.row))
+    offsets = np.r_[0, np.cumsum(pc.sizes ** 2)][pc.row] + pc.first * pc.sizes[pc.row] + pc.second
+
+    def legacy() -> np.ndarray:
+        """Their draws, row after row, read at each pair's upper-triangle entry."""
+        return np.concatenate([coins((n, n)).ravel() for n in pc.sizes])[offsets] if len(pc.sizes) else \
+            np.zeros(0, dtype=bool)
+    return legacy
+
+
+def _epsilon(human: np.ndarray, metric: np.ndarray, given: float | None, variant: str, average_by: str,
+             sample_rate: float, seed: int, search: str) -> float:
+    """The given epsilon, else the metric's calibrated one (acc23 and 23 only, as theirs)."""
+    if given is not None:
+        return given
+    if variant == "b":
+        raise MtevalError("tau-b has no calibrated epsilon: give epsilon_a and epsilon_b")
+    return wmt_stats.tie_calibration(human, metric, variant, average_by, sample_rate, seed, search).epsilon
+
+
+def pairwise_permutation_sig_diff(human: np.ndarray, metric_a: np.ndarray, metric_b: np.ndarray,
+                                  variant: str = "acc23", average_by: str = "item", k: int = 1000,
+                                  early: EarlyStop = NO_EARLY_STOP, epsilon_a: float | None = None,
+                                  epsilon_b: float | None = None, seed: int = 1234, stream: str = "numpy",
+                                  replace_nans_with_zeros: bool = False, search: str = "exact",
+                                  sample_rate: float = 1.0) -> Permutation:
+    """mt-metrics-eval ``PairwisePermutationSigDiff(corr_b, corr_a, ...)`` (WMT23/24's segment-level
+    test of acc_eq): pair *comparisons*, not scores, are swapped: each within-row pair takes its
+    class under A or under B (A at ``epsilon_a``, B at ``epsilon_b``; None: each metric's tie-calibrated
+    epsilon), so metrics with different thresholds compare without re-calibration. KendallVariants
+    ``variant`` (acc23, 23, b) per row, rows averaged; p = share of draws with stat(A*) - stat(B*) >=
+    stat(A) - stat(B). ``early``: stops at block boundaries (theirs checks only after a draw that
+    counts, see docs/meta-evaluation.md). ``stream="mtme"``: their coins. ``sample_rate``: of the
+    calibrations (:func:`wmt_stats.tie_calibration`, seeded; theirs draws it from the coins' global
+    stream, so below 1 their draws are not reproduced)."""
+    if variant not in ("acc23", "23", "b"):
+        raise MtevalError(f"the pairwise permutation test supports acc23, 23 and b, not {variant!r}")
+    h, a, b = (np.atleast_2d(np.asarray(x, dtype=np.float64)) for x in (human, metric_a, metric_b))
+    eps_a, eps_b = (_epsilon(h, m, given, variant, average_by, sample_rate, seed, search)
+                    for m, given in ((a, epsilon_a), (b, epsilon_b)))
+    if eps_a < 0 or eps_b < 0:
+        raise MtevalError("epsilon must be non-negative")
+    pc = _pair_classes(h, a, b, average_by, eps_a, eps_b)
+    used = pc.sizes >= 2
+
+    def stat(classes: np.ndarray) -> float:
+        """Rows' KendallVariants from the pairs' classes, averaged as their ``_Corr``."""
+        counts = np.bincount(pc.row * 5 + classes, minlength=len(pc.sizes) * 5).reshape(-1, 5)
+        return _row_average(wmt_stats.variant_values(counts, variant)[used], replace_nans_with_zeros)
+
+    delta = stat(pc.class_a) - stat(pc.class_b)
+    keeps = _pair_draws(pc, stream, seed)
+
+    def draw() -> tuple[float, float]:
+        """One permutation of the pairs' comparisons."""
+        keep = keeps()
+        return stat(np.where(keep, pc.class_a, pc.class_b)), stat(np.where(keep, pc.class_b, pc.class_a))
+
+    return _run(delta, draw, k, early, f"pairwise permutation {variant}")

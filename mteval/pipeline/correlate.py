@@ -20,8 +20,11 @@ WMT23/24 statistics (``mteval.meta.wmt_stats``, at parity with mt-metrics-eval):
 ``--average`` says otherwise, as WMT23/24's ``avg_by='item'``; system level over the system
 vector; the record's ``epsilon`` is the calibrated metric tie threshold; CIs resample items, with
 the threshold re-optimised in every resample), ``spa`` (WMT24 soft pairwise accuracy, system
-level, from the systems' segment scores). With ``--significance`` and Pearson first among the
-``--corr`` correlations, Williams' test rows (``williams:pearson``) join PERM-BOTH and the bootstrap.
+level, from the systems' segment scores), ``pdp`` (pairwise-difference Pearson, ``Pearson(pdp=True)``,
+rows of ``--average``, default item). With ``--significance`` and Pearson first among the
+``--corr`` correlations, Williams' test rows (``williams:pearson``) join PERM-BOTH and the bootstrap;
+with acc_eq/tau_eq/spa first, mt-metrics-eval's tests of WMT23/24 (``perm-pairs`` at segment level,
+``perm-both`` at system level; ``--early-stop BLOCK,MIN,MAX``).
 
 Records: ``target`` = the correlation name (``pearson``, ``pearson/mean-removed``,
 ``pearson/weighted``...), ``metric``, ``level``, ``score`` = the correlation, with
@@ -51,9 +54,14 @@ from mteval.meta.correlation import STATISTICS, correlate, mean_removed, pearson
 from mteval.meta.model_file import in_sample_metrics
 from mteval.meta.paired import check_count
 from mteval.meta.significance import (
+    NO_EARLY_STOP,
+    WMT_EARLY_STOP,
+    EarlyStop,
     bootstrap_ci,
     paired_bootstrap,
+    pairwise_permutation_sig_diff,
     perm_both,
+    permutation_sig_diff,
     system_level_ci,
 )
 from mteval.metrics.base import ScoreSet
@@ -64,7 +72,8 @@ Record = dict[str, Any]
 LOG = logging.getLogger(__name__)
 PAIR_STATISTICS = ("kendall-wmt12", "kendall-wmt20", "accuracy")
 DEFAULT_CORRELATIONS = ("pearson", "spearman", "kendall", "kendall-wmt12", "accuracy")
-WMT_STATISTICS = ("acc_eq", "tau_eq", "spa")  # mteval.meta.wmt_stats
+WMT_STATISTICS = ("acc_eq", "tau_eq", "spa", "pdp")  # mteval.meta.wmt_stats
+WMT_TESTED = ("acc_eq", "tau_eq", "spa")  # --significance: mt-metrics-eval's permutation tests
 KNOWN = (*STATISTICS, *WMT_STATISTICS)
 ASSESSMENT_SEED = 1234  # -assessments' default --seed
 
@@ -200,6 +209,8 @@ def _wmt_record(points: Points, level: str, refset: str, name: str, metric: str,
         value, low, high = spa[metric]
         return _record(name, refset, metric, level, value, correlation=name, variant="plain", n=n,
                        ci_low=low, ci_high=high)
+    if name == "pdp":
+        return _pdp_record(points, level, refset, metric, average, n_resamples, seed, n)
     variant = "acc23" if name == "acc_eq" else "23"
     if level == "seg":
         result, low, high = wmt_stats.tie_calibration_ci(_matrix(points, points.human), _matrix(points, values),
@@ -211,6 +222,31 @@ def _wmt_record(points: Points, level: str, refset: str, name: str, metric: str,
                    ci_low=low, ci_high=high, epsilon=result.epsilon)
 
 
+def _pdp_record(points: Points, level: str, refset: str, metric: str, average: str | None, n_resamples: int,
+                seed: int, n: int) -> Record:
+    """Pairwise-difference Pearson (mt-metrics-eval ``Pearson(pdp=True)``): at segment level over the
+    rows of ``average`` (default item: differences between the systems' translations of a segment),
+    CI by resampling items; at system level over the system vector (= Pearson), CI as the others."""
+    if level == "sys":
+        def stat(h: np.ndarray, m: np.ndarray) -> float:
+            """PDP of one system vector."""
+            return wmt_stats.pairwise_diff_pearson(h, m, "none")
+
+        value = stat(points.human, points.metrics[metric])
+        low, high = _system_ci_of(points, metric, value, stat, n_resamples, seed)
+    else:
+        h, m = _matrix(points, points.human), _matrix(points, points.metrics[metric])
+        value = wmt_stats.pairwise_diff_pearson(h, m, average or "item")
+        counts = wmt_stats.item_resamples(h.shape[1], n_resamples, seed)
+        draws = np.empty(len(counts))
+        for b, c in enumerate(counts):
+            i = np.repeat(np.arange(h.shape[1]), c)
+            draws[b] = wmt_stats.pairwise_diff_pearson(h[:, i], m[:, i], average or "item")
+        low, high = wmt_stats.percentile(draws)
+    return _record("pdp", refset, metric, level, value, correlation="pdp", variant="plain", n=n,
+                   ci_low=low, ci_high=high)
+
+
 def _system_ci(points: Points, metric: str, value: float, variant: str, n_resamples: int,
                seed: int) -> tuple[float, float]:
     """CI of a system-level acc_eq / tau_eq: segments resampled (as system_level_ci), else systems."""
@@ -218,8 +254,14 @@ def _system_ci(points: Points, metric: str, value: float, variant: str, n_resamp
         """The tie-calibrated statistic of one system vector."""
         return wmt_stats.tie_calibration(h, m, variant, "none").value
 
+    return _system_ci_of(points, metric, value, stat, n_resamples, seed, variant)
+
+
+def _system_ci_of(points: Points, metric: str, value: float, stat: Callable[[np.ndarray, np.ndarray], float],
+                  n_resamples: int, seed: int, name: str = "pdp") -> tuple[float, float]:
+    """CI of a system-level statistic ``stat``: segments resampled (system_level_ci), else systems."""
     if points.human_segments is not None and points.metric_segments is not None:
-        ci = system_level_ci(variant, value, points.human_segments, points.metric_segments[metric],
+        ci = system_level_ci(name, value, points.human_segments, points.metric_segments[metric],
                              n=n_resamples, seed=seed, statistic=stat)
         return ci.low, ci.high
     rng = np.random.default_rng(seed)
@@ -252,11 +294,15 @@ def _weighted_records(points: Points, refset: str, n_resamples: int, seed: int) 
 
 
 def significance_records(points: Points, level: str, refset: str, correlation: str, average: str | None = None,
-                         n_resamples: int = 1000, seed: int = 1234, thresh: float = 25.0) -> list[Record]:
+                         n_resamples: int = 1000, seed: int = 1234, thresh: float = 25.0,
+                         early: EarlyStop = NO_EARLY_STOP) -> list[Record]:
     """Every ordered metric pair A>B: PERM-BOTH and paired-bootstrap p-values (and Williams' test
-    for Pearson)."""
+    for Pearson); for acc_eq, tau_eq and spa mt-metrics-eval's permutation tests (:func:`_wmt_tests`)."""
+    if correlation in WMT_TESTED:
+        return _wmt_tests(points, level, refset, correlation, average, n_resamples, seed, early)
     if correlation not in STATISTICS:
-        raise ConfigError(f"--significance tests one of {', '.join(STATISTICS)}: put one first in --corr")
+        raise ConfigError(f"--significance tests one of {', '.join((*STATISTICS, *WMT_TESTED))}: "
+                          "put one first in --corr")
     out: list[Record] = []
     groups = _groups(points, correlation, level, average)
     names = list(points.metrics)
@@ -276,6 +322,37 @@ def significance_records(points: Points, level: str, refset: str, correlation: s
                                ci_low=boot.low, ci_high=boot.high))
             if correlation == "pearson":
                 out.append(_williams_record(points, level, refset, a, b, groups))
+    return out
+
+
+def _wmt_tests(points: Points, level: str, refset: str, name: str, average: str | None, n_resamples: int,
+               seed: int, early: EarlyStop) -> list[Record]:
+    """mt-metrics-eval's tests of WMT23/24 for every ordered pair A>B: segment-level acc_eq/tau_eq
+    ``PairwisePermutationSigDiff`` (``perm-pairs``: pair comparisons swapped, each metric at its own
+    calibrated epsilon, rows of ``--average``, default item); system-level acc_eq/tau_eq and spa
+    ``PermutationSigDiff`` (``perm-both``, tie calibration re-run / SPA recomputed in every draw)."""
+    if name == "spa" and (level != "sys" or points.human_segments is None or points.metric_segments is None):
+        raise ConfigError("--significance on spa needs -G sys and segment-level human scores")
+    out: list[Record] = []
+    names = list(points.metrics)
+    for a in names:
+        for b in names:
+            if a == b:
+                continue
+            if name == "spa" and points.human_segments is not None and points.metric_segments is not None:
+                test, result = "perm-both", permutation_sig_diff(
+                    "spa", points.human_segments, points.metric_segments[a], points.metric_segments[b], "none",
+                    n_resamples, early, seed)
+            elif level == "seg":
+                test, result = "perm-pairs", pairwise_permutation_sig_diff(
+                    _matrix(points, points.human), _matrix(points, points.metrics[a]),
+                    _matrix(points, points.metrics[b]), "acc23" if name == "acc_eq" else "23", average or "item",
+                    n_resamples, early, seed=seed)
+            else:
+                test, result = "perm-both", permutation_sig_diff(
+                    name, points.human, points.metrics[a], points.metrics[b], "none", n_resamples, early, seed)
+            out.append(_record(f"{test}:{name}", refset, f"{a}>{b}", level, result.delta, correlation=name,
+                               test=test, p_value=result.p_value, trials=len(result.draws)))
     return out
 
 
@@ -316,7 +393,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--weighted", action="store_true",
                         help="also reference-length-weighted Pearson (seg)")
     parser.add_argument("--significance", action="store_true",
-                        help="metric-vs-metric PERM-BOTH and paired bootstrap on the first --corr")
+                        help="metric-vs-metric tests on the first --corr: PERM-BOTH and paired bootstrap; "
+                             "acc_eq/tau_eq/spa: mt-metrics-eval's permutation tests of WMT23/24")
+    wmt = WMT_EARLY_STOP
+    parser.add_argument("--early-stop", default=None, metavar="BLOCK,MIN,MAX",
+                        help="--significance on acc_eq/tau_eq/spa: stop a test after a block of BLOCK permutations "
+                             "when p < MIN or p > MAX (mt-metrics-eval's early stopping; WMT23/24: "
+                             f"{wmt.block_size},{wmt.early_min},{wmt.early_max}; default: none)")
     parser.add_argument("--resamples", type=int, default=1000,
                         help="bootstrap/permutation draws (1000; -compare: paired bootstrap resamples; "
                              "at most 1,000,000)")
@@ -331,6 +414,20 @@ def correlation_names(value: str) -> list[str]:
     if not names:
         raise ConfigError(f"--corr {value!r}: names no correlation; give one or more of {', '.join(KNOWN)}")
     return names
+
+
+def early_stop(value: str | None) -> EarlyStop:
+    """``--early-stop BLOCK,MIN,MAX`` (None: no early stopping)."""
+    if value is None:
+        return NO_EARLY_STOP
+    try:
+        block, low, high = value.split(",")
+        stop = EarlyStop(int(block), float(low), float(high))
+    except ValueError:
+        raise ConfigError(f"--early-stop {value!r}: give BLOCK,MIN,MAX, e.g. 100,0.02,0.5") from None
+    if stop.block_size < 1 or not 0 <= stop.early_min <= stop.early_max <= 1:
+        raise ConfigError(f"--early-stop {value!r}: BLOCK must be >= 1 and 0 <= MIN <= MAX <= 1")
+    return stop
 
 
 def reference_lengths(texts: Any, references: Sequence[str]) -> np.ndarray:
@@ -360,9 +457,9 @@ def _do_assessments(args: argparse.Namespace, experiment: Any, cache: Any, sel: 
     out = correlation_records(points, sel.level, refset, correlations, args.average, args.mean_removed,
                               args.resamples, seed, args.thresh)
     if args.significance and len(sel.metrics) > 1:
-        tested = next((c for c in correlations if c in STATISTICS), "")
+        tested = next((c for c in correlations if c in STATISTICS or c in WMT_TESTED), "")
         out += significance_records(points, sel.level, refset, tested, args.average,
-                                    args.resamples, seed, args.thresh)
+                                    args.resamples, seed, args.thresh, early_stop(args.early_stop))
     return out
 
 
