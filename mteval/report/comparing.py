@@ -95,16 +95,20 @@ def linguistic_of(experiment: Experiment, names: tuple[str, str] | None, systems
     """Every system's recalls and the pair's differences, from the cached parses."""
     refs = _text_references(texts, references)
     try:
-        cached = CachedParses(experiment)
-        ref_parses = [cached.get([texts.text(r).segments[i] for i in rows]) for r in refs]
-        parses = {s: cached.get([texts.text(s).segments[i] for i in rows]) for s in systems}
+        sides = [*refs, *systems]
+        found = CachedParses(experiment).get([texts.text(n).segments[i] for n in sides for i in rows])  # one read
+        by_side = {n: found[k * len(rows):(k + 1) * len(rows)] for k, n in enumerate(sides)}
+        ref_parses, parses = [by_side[r] for r in refs], {s: by_side[s] for s in systems}
     except MtevalError as exc:
         return Analyses(note=f"linguistic analysis skipped: {exc.format()}")
-    recalls = {s: linguistic.system_recalls(parses[s], ref_parses) for s in systems}
-    if all(r.segments == 0 for r in recalls.values()):
-        return Analyses(note="linguistic analysis skipped: no parse of the selected texts in the annotation cache")
-    differences = None
-    if names is not None:
-        differences = linguistic.pair_differences(*names, parses[names[0]], parses[names[1]], ref_parses,
-                                                  segment_numbers=[int(i) + 1 for i in rows])
+    try:
+        recalls = {s: linguistic.system_recalls(parses[s], ref_parses) for s in systems}
+        if all(r.segments == 0 for r in recalls.values()):
+            return Analyses(note="linguistic analysis skipped: no parse of the selected texts in the annotation cache")
+        differences = None
+        if names is not None:
+            differences = linguistic.pair_differences(*names, parses[names[0]], parses[names[1]], ref_parses,
+                                                      segment_numbers=[int(i) + 1 for i in rows])
+    finally:
+        linguistic.forget()
     return Analyses(recalls=recalls, linguistic_pair=differences)

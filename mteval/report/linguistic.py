@@ -191,9 +191,30 @@ def _check(hyps: Sequence[Sequence[Sentence | None]], refs: Sequence[Sequence[Se
         raise InputError(f"linguistic analysis: the parses differ in segment count: {sizes}")
 
 
+_MEMO: dict[tuple[int, str, bool], tuple[Sentence, Bags]] = {}  # id(parse) -> (the parse, kept alive; its items)
+MEMO_SIZE = 200_000  # parses whose items are kept (a report reads each reference once per system)
+
+
+def _items_of(parse: Sentence, items: str, lowercase: bool) -> Bags:
+    """:func:`sentence_items` of a parse, once per parse object: the reference sides are read
+    again for every system (the entry holds the parse, so its id is not reused meanwhile)."""
+    key = (id(parse), items, lowercase)
+    found = _MEMO.get(key)
+    if found is None:
+        if len(_MEMO) >= MEMO_SIZE:
+            _MEMO.clear()
+        found = _MEMO[key] = (parse, sentence_items(parse, items, lowercase))
+    return found[1]
+
+
+def forget() -> None:
+    """Drop the remembered items (and the parses they keep alive)."""
+    _MEMO.clear()
+
+
 def _bags(parses: Sequence[Sentence | None], items: str, lowercase: bool) -> list[Bags | None]:
     """The items of every parse (None where it is missing)."""
-    return [None if p is None else sentence_items(p, items, lowercase) for p in parses]
+    return [None if p is None else _items_of(p, items, lowercase) for p in parses]
 
 
 def _rows(hyps: Sequence[list[Bags | None]], refs: Sequence[list[Bags | None]]) -> tuple[list[int], int]:
