@@ -103,3 +103,15 @@ def test_human_numbers_are_iqevals(tmp_path: Path) -> None:
     for a in report["agreement"]:
         assert a["accuracy"] == pytest.approx(ranks[(a["metric"], "accuracy")], abs=1e-12)
         assert a["kendall"] == pytest.approx(ranks[(a["metric"], "kendall")], abs=1e-12)
+
+
+def test_qarla_numbers_are_iqevals(campaign: tuple[Path, Any]) -> None:
+    """QUEEN (system level), KING and the greedy optimisation (segment level) as iqeval prints them
+    (QARLA needs 3 references: the en-de sample)."""
+    config, report = campaign
+    if report["qarla"] is None:
+        assert len(report["references"]) < 3
+        return
+    assert report["qarla"]["queen"] == _json("iqeval", "-doQUEEN", "-G", "sys", str(config), "--json")
+    assert report["qarla"]["king"] == _json("iqeval", "-doKING", "-G", "seg", str(config), "--json")
+    assert report["qarla"]["trace"] == _json("iqeval", "-optimizeKING", "-G", "seg", str(config), "--json")
