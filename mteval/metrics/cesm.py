@@ -125,7 +125,7 @@ def dp_work(t1: OrderedTree, t2: OrderedTree) -> int:
     """Cells of G the sweep fills: over label-matching inner pairs (u, v), the matched rows of u's
     window times the width of v's; O(n1 n2 depth) on parses, up to O(n1^2 n2^2) on chains."""
     bu, bv, match = _blocks(t1, t2)
-    has_match = match.any(axis=1)
+    has_match = np.asarray(match.any(axis=1))
     slot = np.append(np.cumsum(has_match[::-1])[::-1], 0)
     return int(((slot[bu + 1] - slot[t1.end[bu] + 1]) * (t2.end[bv] - bv + 1)).sum())
 

@@ -159,7 +159,9 @@ class DepBags:
         self._pos = pos
         if isinstance(arcs, TreeArcs):
             tree = (arcs.heads, arcs.labels)
-        self._tree = tree if tree is not None else _as_tree(arcs)  # for a sparse dlh
+        elif tree is None:
+            tree = _as_tree(arcs)
+        self._tree = tree  # for a sparse dlh
         self._names = list(self.types)
         self.dlh_index: dict[str, int] = {}
         v = len(self.types)
@@ -209,6 +211,7 @@ class DepBags:
             self._dlh = Pairs.count(row[deps[ok]] * n_labels + labels[ok], row[heads[ok]], len(starts),
                                     inner=n_labels)
             return
+        assert isinstance(self._arcs, ArcExpectation)  # a TreeArcs always has its tree
         dense = self._arcs.dense(positions)
         by_type = np.add.reduceat(np.take(dense, order, axis=0), starts, axis=0)
         by_type = np.add.reduceat(np.take(by_type, order, axis=1), starts, axis=1)  # [th, td, l]

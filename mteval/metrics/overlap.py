@@ -32,7 +32,7 @@ from abc import abstractmethod
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -40,6 +40,8 @@ from mteval.annotate.model import Sentence
 from mteval.errors import MtevalError
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import MetricFamily, ScoreSet, Side, mean_score_set
+
+Pair = TypeVar("Pair", bound=tuple[str, Hashable])  # a counted (type, item) key of any item type
 
 
 @dataclass(frozen=True)
@@ -112,7 +114,7 @@ def typed_bags(pairs: Iterable[tuple[str, Hashable]], keys: Interner | None = No
     return Typed(counts, sizes, keys)
 
 
-def typed_counts(counts: Mapping[tuple[str, Hashable], int], keys: Interner | None = None) -> Typed:
+def typed_counts(counts: Mapping[Pair, int], keys: Interner | None = None) -> Typed:
     """:func:`typed_bags` from counted ``(type, item)`` pairs (for bags whose items are many
     repetitions, e.g. a word under each of its ancestors: counted, not listed)."""
     keys = keys if keys is not None else SHARED_KEYS
@@ -235,7 +237,7 @@ class OverlapFamily(MetricFamily):
         """:func:`typed_bags` with this family's interned keys."""
         return typed_bags(pairs, self._keys)
 
-    def counted_bags(self, counts: Mapping[tuple[str, Hashable], int]) -> Typed:
+    def counted_bags(self, counts: Mapping[Pair, int]) -> Typed:
         """:func:`typed_counts` with this family's interned keys."""
         return typed_counts(counts, self._keys)
 
