@@ -18,6 +18,10 @@ torch is never imported):
 ``MTEVAL_BENCH_SEGMENTS=N`` limits every file to its first N segments (default: all 1000). Each phase
 reports wall seconds and CPU seconds (user + system of the process, all threads): on a shared,
 loaded machine the CPU seconds are the steadier comparison.
+
+``MTEVAL_BENCH_LANGUAGE=ru|fr|es|cs`` benchmarks that language's default backend (docs/languages.md)
+instead: the cold and warm annotator on the target side of WMT21 en-ru (ru: 2 references + 9
+systems) or WMT12 en-xx (fr, es, cs: the reference and every system), no bare-Stanza phases.
 """
 
 from __future__ import annotations
@@ -34,9 +38,22 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import WMT21_RUEN, ruen_texts, table  # noqa: E402
 
+LANGUAGE = os.environ.get("MTEVAL_BENCH_LANGUAGE", "en")
+TARGETS = {"ru": WMT21_RUEN.parent / "wmt21-enru", **{x: WMT21_RUEN.parent / "wmt12-enxx" for x in ("fr", "es", "cs")}}
+
+
+def target_texts() -> list[str]:
+    """The references' and systems' segments of LANGUAGE's target-side data (limited by the env var)."""
+    limit = int(os.environ.get("MTEVAL_BENCH_SEGMENTS", "0")) or None
+    folder = TARGETS[LANGUAGE]
+    files = sorted((folder / "refs").glob(f"*.{LANGUAGE}")) + sorted((folder / "sys").glob(f"*.{LANGUAGE}"))
+    return [t for f in files for t in f.read_text(encoding="utf-8", errors="replace").splitlines()[:limit]]
+
 
 def all_texts() -> list[str]:
     """Every segment of every system and reference, in file order (limited by the env var)."""
+    if LANGUAGE != "en":
+        return target_texts()
     limit = int(os.environ.get("MTEVAL_BENCH_SEGMENTS", "0")) or None
     refs, systems = ruen_texts()
     return [t for side in (*refs.values(), *systems.values()) for t in side[:limit]]
@@ -52,7 +69,7 @@ def phase_annotator(cache: Path) -> dict[str, float]:
 
     texts = all_texts()
     start, cpu = time.perf_counter(), time.process_time()
-    ann = Annotator(cache)
+    ann = Annotator(cache, language=LANGUAGE)
     sentences = ann.annotate(texts)
     seconds = time.perf_counter() - start
     result = {"seconds": seconds, "cpu": time.process_time() - cpu, "segments": len(texts), "parsed": ann.parsed,
@@ -69,7 +86,7 @@ def _ner_seconds(ann: object, sentences: list) -> float:
     from mteval.annotate.stanza_adapter import uses_entity_tagger
 
     choice = ann.choice  # type: ignore[attr-defined]
-    if not uses_entity_tagger(choice):
+    if LANGUAGE != "en" or not uses_entity_tagger(choice):
         return 0.0
     distinct = list({id(s): s for s in sentences}.values())
     tagger = EntityTagger.load(Path(choice.paths["ner"]))
@@ -110,6 +127,8 @@ def run_phase(name: str, cache: Path) -> dict[str, float]:
 
 def main() -> int:
     """Run the three phases and print the table."""
+    if LANGUAGE != "en":
+        return main_backend()
     if not WMT21_RUEN.exists():
         print("bench_annotate: skipped (../shared/data/wmt21-ruen is absent)")
         return 0
@@ -120,6 +139,23 @@ def main() -> int:
         warm = run_phase("warm", Path(tmp))
     print(f"Annotation of WMT21 ru-en ({os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f})")
     print(table(rows(cold, bare, bare1, warm)))
+    return 0
+
+
+def main_backend() -> int:
+    """Cold and warm annotator runs for LANGUAGE's default backend."""
+    if LANGUAGE not in TARGETS or not TARGETS[LANGUAGE].exists():
+        print(f"bench_annotate: skipped (no target-side data for {LANGUAGE!r} in ../shared/data)")
+        return 0
+    with tempfile.TemporaryDirectory(prefix="mteval-annbench-") as tmp:
+        cold = run_phase("cold", Path(tmp))
+        warm = run_phase("warm", Path(tmp))
+    print(f"Annotation of {TARGETS[LANGUAGE].name} ({LANGUAGE}, {os.cpu_count()} CPUs, "
+          f"load average {os.getloadavg()[0]:.1f})")
+    print(table([["run", "segments", "parsed", "words", "seconds", "CPU s", "peak MiB", "note"],
+                 *[[name, f"{r['segments']:.0f}", f"{r['parsed']:.0f}", f"{r['words']:.0f}", f"{r['seconds']:.2f}",
+                    f"{r['cpu']:.2f}", f"{r['peak_mib']:.0f}", f"{r['words'] / r['seconds']:.0f} words/s"]
+                   for name, r in (("annotator cold", cold), ("annotator warm", warm))]]))
     return 0
 
 

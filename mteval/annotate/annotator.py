@@ -14,6 +14,10 @@ texts are parsed once. Each distinct text is parsed on its own (``stanza_adapter
 so its annotation never depends on what else is parsed with it, the batch size or the workers.
 Empty texts give an empty Sentence without calling the parser. Stanza is loaded only when some
 text is not in the cache, so a warm re-run never imports torch.
+
+The backend (``backend=``/``model=``, else the language's default: :mod:`mteval.annotate.backends`)
+is Stanza or one of the others (spaCy, natasha); all give the same Sentences and cache, and the
+backend's identity is in every cache key, so caches of different backends never mix.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from mteval import progress
+from mteval.annotate.backends import Backend, Parser
+from mteval.annotate.backends import select as select_backend
 from mteval.annotate.cache import AnnotationCache, cache_key
 from mteval.annotate.chunking import MAX_SEGMENT_WORDS
 from mteval.annotate.model import ArcScores, Sentence
@@ -35,6 +41,7 @@ from mteval.annotate.remote import ModelSpec, Parsed, RemoteParser
 from mteval.annotate.stanza_adapter import (
     DEFAULT_PROCESSORS,
     WORDS_CUT,
+    ModelChoice,
     StanzaParser,
     available_processors,
     model_identity,
@@ -42,7 +49,7 @@ from mteval.annotate.stanza_adapter import (
     resolve_models,
 )
 from mteval.annotate.textprep import MAX_WORDS, max_chars, prepare_text
-from mteval.errors import MtevalError
+from mteval.errors import ConfigError, MtevalError
 
 LOG = logging.getLogger(__name__)
 BATCH_SIZE = 500  # segments per parse call and per cache shard
@@ -57,34 +64,61 @@ PROGRESS_STEP = 8
 
 
 def identity_of(language: str = "en", model_paths: dict[str, str] | None = None,
-                processors: str | None = None) -> str:
+                processors: str | None = None, backend: str | None = None, model: str | None = None) -> str:
     """The model identity an :class:`Annotator` with these options has, without creating its cache
     folder or loading a model (iqeval checks score files against it: it only reads)."""
+    chosen = select_backend(language, backend or ("stanza" if model_paths else None), model)
+    if chosen is not None:
+        _stanza_only(chosen, model_paths, processors, None)
+        return chosen.identity()
     require_stanza()
     wanted = available_processors(language, processors or DEFAULT_PROCESSORS, model_paths)
     return model_identity(resolve_models(language, wanted,
                                          model_paths))
 
 
+def _stanza_only(backend: Backend, model_paths: dict[str, str] | None, processors: str | None,
+                 remote: RemoteParser | None) -> None:
+    """Refuse the options only the Stanza backend has (one line each)."""
+    for key, value in (("model_paths", model_paths), ("processors", processors)):
+        if value:
+            raise ConfigError(f"annotation.{key} applies to the stanza backend only; this experiment "
+                              f"annotates with {backend.name} ({backend.language})")
+    if remote is not None:
+        raise ConfigError(f"parsing on a Dask cluster supports the stanza backend only, not {backend.name}; "
+                          f"run without --scheduler")
+
+
 class Annotator:
-    """Cached Stanza annotation of segment texts (see the module docstring)."""
+    """Cached annotation of segment texts by one backend (see the module docstring)."""
 
     def __init__(self, cache_dir: Path, language: str = "en", model_paths: dict[str, str] | None = None,
-                 processors: str = DEFAULT_PROCESSORS, workers: int | None = None,
+                 processors: str | None = None, workers: int | None = None,
                  max_words: int = MAX_WORDS, batch_size: int = BATCH_SIZE,
-                 remote: RemoteParser | None = None) -> None:
-        require_stanza()
+                 remote: RemoteParser | None = None, backend: str | None = None,
+                 model: str | None = None) -> None:
         self.language = language
         self.remote = remote  # parse there (a Dask cluster) instead of in local processes
         self.model_paths = tuple(sorted((k, str(v)) for k, v in (model_paths or {}).items()))
-        self.choice = resolve_models(language, available_processors(language, processors, model_paths), model_paths)
-        self.processors = ",".join(self.choice.processors)
-        self._identity = model_identity(self.choice)
+        # None: Stanza (explicit Stanza model files choose it for any language, as before)
+        self.backend = select_backend(language, backend or ("stanza" if model_paths else None), model)
+        self.choice: ModelChoice | Backend
+        if self.backend is not None:
+            _stanza_only(self.backend, model_paths, processors, remote)
+            self.choice = self.backend
+            self.processors = self.backend.processors
+            self._identity = self.backend.identity()
+        else:
+            require_stanza()
+            self.choice = resolve_models(language, available_processors(language, processors or DEFAULT_PROCESSORS,
+                                                                        model_paths), model_paths)
+            self.processors = ",".join(self.choice.processors)
+            self._identity = model_identity(self.choice)
         self.cache = AnnotationCache(Path(cache_dir))
         self.workers = workers if workers is None else max(1, int(workers))
         self.max_words = max_words
         self.batch_size = batch_size
-        self._parser: StanzaParser | None = None
+        self._parser: StanzaParser | Parser | None = None
         self.parsed = 0  # distinct texts actually parsed by this instance (for benchmarks and tests)
         self._keys: dict[str, str] = {}  # raw text -> cache key (each text is cleaned once)
         self._texts: dict[str, str] = {}  # cache key -> cleaned text
@@ -152,7 +186,7 @@ class Annotator:
         """Parse here, in local worker processes (a large job) or on the remote engine; the cache
         gets the same shards (``batch_size`` texts each, in key order) however the work is cut."""
         shards = _batches(todo, self.batch_size)
-        if self.remote is not None:
+        if self.remote is not None and isinstance(self.choice, ModelChoice):
             remote, spec = self.remote, ModelSpec(self.language, self.choice.processors, self.model_paths,
                                                   self._identity)
             self._parse_pieces(shards, remote.threads() * REMOTE_BATCHES_PER_SLOT,
@@ -231,10 +265,10 @@ class Annotator:
         self.cache.add([k for k, _ in items], sentences, scores)
         self.parsed += len(items)
 
-    def _get_parser(self) -> StanzaParser:
-        """Load Stanza on first need."""
+    def _get_parser(self) -> StanzaParser | Parser:
+        """Load the backend's models on first need."""
         if self._parser is None:
-            self._parser = StanzaParser(self.choice)
+            self._parser = StanzaParser(self.choice) if isinstance(self.choice, ModelChoice) else self.choice.load()
         return self._parser
 
 

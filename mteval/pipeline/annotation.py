@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from mteval.annotate.remote import RemoteParser
 
 # experiment keys under 'annotation:' (passed to mteval.annotate.annotator.Annotator)
-ANNOTATION_KEYS = {"cache", "model_paths", "processors", "workers", "max_words", "batch_size"}
+ANNOTATION_KEYS = {"cache", "model_paths", "processors", "workers", "max_words", "batch_size", "backend", "model"}
 
 
 class AnnotationProvider:
@@ -61,7 +61,7 @@ class AnnotationProvider:
 
         options = self.experiment.annotation
         return str(identity_of(self.experiment.language, options.get("model_paths"),
-                               options.get("processors")))
+                               options.get("processors"), options.get("backend"), options.get("model")))
 
     def sentences(self, name: str, with_scores: bool = False) -> list[Any]:
         """Annotated sentences of one text (with parser arc scores when asked); every distinct

@@ -405,11 +405,29 @@ def _annotation(data: dict, path: Path) -> dict[str, Any]:
             _integer(options[key], low, high, f"annotation.{key}", path, line_of(value, key) or line)
     if "processors" in options:
         _processors(options["processors"], path, line_of(value, "processors") or line)
+    for key in ("backend", "model"):
+        if key in options:
+            options[key] = _backend_option(key, options[key], path, line_of(value, key) or line)
     if "cache" in options:
         options["cache"] = resolve_path(path.parent, options["cache"], "annotation.cache", path, line)
     if "model_paths" in options:
         options["model_paths"] = _model_paths(options["model_paths"], path, line_of(value, "model_paths") or line)
     return options
+
+
+def _backend_option(key: str, value: Any, path: Path, line: int | None) -> str:
+    """``annotation.backend`` (one of the backends) or ``annotation.model`` (a non-empty string;
+    a model folder is resolved against the config's folder when it exists there)."""
+    from mteval.annotate.backends import BACKENDS
+
+    if not isinstance(value, str) or not value.strip():
+        raise _err(path, f"annotation.{key}", f"expected a non-empty string, got {quote(value)}", line)
+    if key == "backend" and value not in BACKENDS:
+        raise _err(path, "annotation.backend", f"unknown backend {quote(value)}; one of {', '.join(BACKENDS)}",
+                   line)
+    if key == "model" and (path.parent / value).is_dir():
+        return str((path.parent / value).resolve())
+    return value
 
 
 def _integer(value: Any, low: int, high: int, key: str, path: Path, line: int | None) -> None:

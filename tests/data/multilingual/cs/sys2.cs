@@ -1,0 +1,4 @@
+Prezident továrna navštívit.
+Ceny elektřina společnost.
+Marie cena román.
+Déšť sever týden.

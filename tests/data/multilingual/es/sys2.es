@@ -1,0 +1,4 @@
+Presidente fábrica visitó.
+Precios electricidad empresa.
+María premio novela.
+Lluvias norte semana.
