@@ -40,6 +40,7 @@ demo-syntax: install
 lint:
 	ruff check mteval tests bench tools research
 	mypy mteval tools
+	lint-imports
 
 # The fast tier (unit, property, CLI, parity on committed oracles; under 8 minutes on an idle 2-core
 # machine): what a contributor runs. test-all runs every test, the slow ones, ../shared's, the browser's,
