@@ -67,11 +67,18 @@ def iqsetup_command(work: Path, metrics: list[str], systems: Sequence[str] = SYS
     return [command("iqsetup"), "-q", str(path)]
 
 
+SACREBLEU_ARGS = {  # task: sacreBLEU's options (one process for all systems)
+    "bleu": ["-m", "bleu"], "bleu-only": ["-m", "bleu"], "chrf": ["-m", "chrf"],
+    "sacrebleu": ["-m", "bleu"], "sacrebleu-intl": ["-m", "bleu", "-tok", "intl"],
+    "sacrebleu-zh": ["-m", "bleu", "-tok", "zh"], "chrf3": ["-m", "chrf", "--chrf-beta", "3"],
+}
+
+
 def peer_commands(task: str, work: Path) -> list[list[str]]:
     """The peer's command lines for a task."""
     outputs = [str(WMT21_RUEN / "sys" / f"{s}.en") for s in SYSTEMS]
-    if task in ("bleu", "bleu-only", "chrf"):
-        return [[command("sacrebleu"), str(REFERENCE), "-i", *outputs, "-m", task.removesuffix("-only"), "-b"]]
+    if task in SACREBLEU_ARGS:
+        return [[command("sacrebleu"), str(REFERENCE), "-i", *outputs, *SACREBLEU_ARGS[task], "-b"]]
     if task == "wer":
         return [[command("jiwer"), "-r", str(REFERENCE), "-h", out] for out in outputs]
     return [[sys.executable, "-m", "rouge_score.rouge", "--rouge_types=rouge1,rouge2,rougeL",
@@ -83,6 +90,11 @@ TASKS = {  # task: (mteval metrics, what the peer computes)
     "bleu": (["BLEU", "NIST"], "sacreBLEU BLEU"),
     "bleu-only": (["BLEU"], "sacreBLEU BLEU"),  # what sacreBLEU computes, and only that
     "chrf": (["chrF"], "sacreBLEU chrF"),
+    # sacreBLEU's options as mteval names (issue 33): the same numbers as sacreBLEU's command line
+    "sacrebleu": (["sacreBLEU"], "sacreBLEU BLEU"),
+    "sacrebleu-intl": (["sacreBLEU(tok=intl)"], "sacreBLEU BLEU -tok intl"),
+    "sacrebleu-zh": (["sacreBLEU(tok=zh)"], "sacreBLEU BLEU -tok zh"),
+    "chrf3": (["chrF(beta=3)"], "sacreBLEU chrF --chrf-beta 3"),
     "wer": (["WER"], "jiwer WER (10 processes)"),
     "rouge": (["RG-1", "RG-2", "RG-L"], "rouge-score 1/2/L (10 processes)"),
 }

@@ -5,7 +5,9 @@ Examples::
     mteval metrics                      # one line per metric: family, direction, range, aliases
     mteval metrics --long               # every registered family, its variants and their aliases
     mteval metrics SP-Op-NN             # what one name denotes (IQMT manual spellings are aliases)
-    mteval models info en               # which Stanza models an experiment in English would use
+    mteval metrics 'chrF(beta=3)'       # a parametric name: the variant and every parameter's value
+    mteval models info                  # every language: backend, model, licence, installed or not
+    mteval models info en               # which models an experiment in English would use
     mteval models download en           # Stanza's official models (needs internet)
     mteval hybridize configs/example-syntax.yaml --out hyb/   # write extended references + Table 5
     mteval report configs/example.yaml -assessments data/wmt21-ende-sample/human/mqm.tsv -o report.html
@@ -30,14 +32,18 @@ from mteval.cli import tune as tune_command
 from mteval.cli.common import finish_parser, run_command, verbatim_values
 
 if TYPE_CHECKING:
-    from mteval.metrics.base import MetricInfo
+    from mteval.metrics.base import MetricFamily, MetricInfo
 
 METRICS_DESCRIPTION = """List the registered metrics, one line per metric: its name, family, which direction
-is better, its range and its aliases (the IQMT manual's spellings). --long lists them by family
-as before; NAME... says what each name denotes (an unknown name: the closest names, exit 2)."""
-MODELS_DESCRIPTION = """Stanza models. 'info LANGUAGE' says which models an experiment in that language would
-use (source, folder, processors, identity); 'download LANGUAGE' fetches Stanza's official models
-(needs internet)."""
+is better, its range and its aliases (the IQMT manual's spellings); a variant that takes parameters
+(VARIANT(key=value,...), e.g. chrF(beta=3)) is named in a note below. --long lists them by family,
+each parametric variant's parameters with their values and defaults; NAME... says what each name
+denotes (an unknown name: the closest names, exit 2)."""
+MODELS_DESCRIPTION = """Annotation models. 'info' lists every language with its default backend, model,
+licence, the extra that installs it and whether it is installed; 'info LANGUAGE' says which models an
+experiment in that language would use (backend, source, processors, identity; --backend/--model as
+the experiment's annotation: section); 'download LANGUAGE' fetches Stanza's official models (needs
+internet)."""
 HYBRIDIZE_DESCRIPTION = """Write syntactically hybridized references (Wang et al. 2009) of an experiment as files,
 then print the paper's Table 5 statistics. The experiment's 'hybridize' section gives the options;
 --cap and --references override it."""
@@ -54,9 +60,11 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("names", nargs="*", help="only say what these metric names denote")
     listing.add_argument("--long", action="store_true",
                          help="by family: every variant, the families that need annotation, aliases as alias=variant")
-    models = commands.add_parser("models", help="Stanza models: info or download", description=MODELS_DESCRIPTION)
+    models = commands.add_parser("models", help="annotation models: info or download", description=MODELS_DESCRIPTION)
     models.add_argument("action", choices=("info", "download"))
-    models.add_argument("language", nargs="?", default="en")
+    models.add_argument("language", nargs="?")
+    models.add_argument("--backend", help="annotation backend (stanza, spacy, natasha; default: the language's)")
+    models.add_argument("--model", help="the backend's model (a spaCy package or folder)")
     models.add_argument("--processors", help="comma-separated Stanza processors")
     models.add_argument("--dir", help="download folder (default: Stanza's resources folder)")
     hyb = commands.add_parser("hybridize", help="write syntactically hybridized references (Wang et al. 2009)",
@@ -108,12 +116,47 @@ def list_metrics(names: list[str] | None = None, long: bool = False) -> int:
     table = registry.alias_table()
     if names:
         for name in names:
-            family = registry.family_of(name)
-            what = f"alias of {table[name]}" if name in table else "variant"
-            print(f"{name}: {what} (family {family})")
+            print(_denotes(name, table))
         return 0
     print("\n".join(_by_family() if long else metric_table()))
     return 0
+
+
+def _denotes(name: str, aliases: dict[str, str]) -> str:
+    """What a metric name denotes: an alias, a variant (with its parameters' defaults) or a
+    parametric name (with every parameter's value), and its family."""
+    from mteval.metrics import registry
+
+    family = registry.family_of(name)
+    canonical = registry.canonical(name)
+    cls = registry.families()[family]
+    base, values = cls.settings(canonical)
+    if name in aliases:
+        what = f"alias of {aliases[name]}"
+    elif base != canonical or base != name:
+        what = f"variant {base} with " + " ".join(f"{k}={v}" for k, v in values.items())
+        what += "" if canonical == name else f" (canonical name {canonical})"
+    else:
+        what = "variant" + (f"; parameters (defaults): {' '.join(f'{k}={v}' for k, v in values.items())}"
+                            if values else "")
+    return f"{name}: {what} (family {family})"
+
+
+def _parameter_lines(family_class: type[MetricFamily]) -> list[str]:
+    """``--long``: a family's parametric variants and, a line each, their parameters' names,
+    allowed values, defaults and meaning."""
+    takers = [v for v in family_class.variants if family_class.parameters_of(v)]
+    if not takers:
+        return []
+    params = family_class.parameters_of(takers[0])
+    width = max(len(k) for k in params)
+    ranges = {k: p.range() for k, p in params.items()}
+    span = max(len(r) for r in ranges.values())
+    fill = max(len(p.default) for p in params.values())
+    lines = [f"  parameters of {' '.join(takers)}, as NAME(key=value,...):"]
+    lines += [f"    {k:<{width}}  {ranges[k]:<{span}}  default {p.default:<{fill}}  {p.help}".rstrip()
+              for k, p in params.items()]
+    return lines
 
 
 def _by_family() -> list[str]:
@@ -132,6 +175,7 @@ def _by_family() -> list[str]:
         lines.append(f"{name}{needs}: {' '.join(v for v in family_class.variants if v not in table)}")
         if by_family.get(name):
             lines.append(f"  aliases: {' '.join(by_family[name])}")
+        lines += _parameter_lines(family_class)
     return lines
 
 
@@ -151,8 +195,12 @@ def metric_table(width: int = 120) -> list[str]:
         lines.append((head + wrapped[0]).rstrip())
         lines.extend(" " * indent + more for more in wrapped[1:])
     annotated = [name for name, cls in registry.families().items() if cls.needs_annotation]
+    parametric = [f"{v}({','.join(cls.parameters_of(v))})" for cls in registry.families().values()
+                  for v in cls.variants if cls.parameters_of(v)]
     lines.append("")
     for note in (f"needs annotation (a Stanza parse of the texts): {', '.join(annotated)}",
+                 f"take parameters, as NAME(key=value,...): {' '.join(parametric)} (values and defaults: "
+                 "mteval metrics --long)",
                  f"{len(rows) - 1} metrics; mteval metrics --long: by family; mteval metrics NAME: what it denotes"):
         lines.extend(textwrap.wrap(note, width, break_on_hyphens=False))
     return lines
@@ -190,11 +238,21 @@ def _range(info: MetricInfo) -> str:
 
 def models(args: argparse.Namespace) -> int:
     """``models info`` / ``models download``."""
-    from mteval.annotate import stanza_adapter
+    from mteval.annotate import backends, stanza_adapter
 
     if args.action == "download":
-        target = stanza_adapter.download(args.language, args.processors, args.dir)
-        print(f"downloaded Stanza models for {args.language} into {target}")
+        target = stanza_adapter.download(args.language or "en", args.processors, args.dir)
+        print(f"downloaded Stanza models for {args.language or 'en'} into {target}")
+        return 0
+    if args.language is None:
+        print("\t".join(("language", "backend", "model", "version", "licence", "install", "installed", "note")))
+        for row in backends.language_table():
+            print("\t".join(row))
+        return 0
+    chosen = backends.select(args.language, args.backend, args.model)
+    if chosen is not None:
+        print(f"backend: {chosen.name}\nmodel: {chosen.model}\nprocessors: {chosen.processors}")
+        print(f"identity: {chosen.identity()}")
         return 0
     processors = stanza_adapter.available_processors(args.language, args.processors or
                                                      stanza_adapter.DEFAULT_PROCESSORS)

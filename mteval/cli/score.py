@@ -3,13 +3,17 @@
     mteval score -r ref.txt -i sys.txt                       # BLEU, chrF and TER
     mteval score -r ref.txt -r ref2.txt -i sys1.txt sys2.txt -m BLEU,chrF,DP-HWCM_w-4
     mteval score -r ref.txt -m BLEU -f json < sys.txt        # one system on standard input
+    mteval score -r ref.txt -i sys.txt -m WER,MER --align     # and jiwer's word alignments
 
 Plain text (one segment a line; SGML is read too), every -r file one reference. The scores are
 computed by the metrics' own code with iqsetup's cache rules (the numbers are those iqeval -doOQ
 shows for an experiment of the same texts): in a temporary folder, or with --cache DIR in DIR,
 laid out as iqsetup's (DIR/SYSTEM/REFSET/METRIC.xml), a file still current reused. Text output:
 one line per system and metric, then one signature line per metric (nrefs and what computed it,
-as sacreBLEU's); -f tsv and -f json give iqeval's records with the signature.
+as sacreBLEU's); -f tsv and -f json give iqeval's records with the signature. --align (text output)
+then prints jiwer's alignment of each system with each reference (visualize_alignment: REF/HYP
+lines, S/D/I under the errors, the pooled counts and measures), of words or (--align chars) of
+characters.
 """
 
 from __future__ import annotations
@@ -49,6 +53,9 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--cache", metavar="DIR",
                         help="keep the score files (and parses) in DIR, as iqsetup's cache; a file still current is "
                         "reused (default: a temporary folder)")
+    parser.add_argument("--align", nargs="?", const="words", choices=("words", "chars"),
+                        help="text output: then jiwer's alignment (visualize_alignment) of each system with each "
+                        "reference, of words (default) or characters")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars (shown only on a terminal)")
 
 
@@ -57,6 +64,10 @@ def run(args: argparse.Namespace) -> int:
     from mteval import api, progress
 
     progress.set_quiet(args.quiet)
+    if args.align and args.format != "text":
+        from mteval.errors import ConfigError
+
+        raise ConfigError(f"--align prints text; it cannot be combined with -f {args.format}")
     systems = _systems(args.inputs)
     references = [Path(ref) for ref in args.refs]
     with api.scored(systems, references, args.metrics, case=args.case, language=args.language,
@@ -64,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
         scores = {s: {m: campaign.score(m, s) for m in campaign.metrics} for s in campaign.systems}
         if args.format == "text":
             write_text(campaign, scores, args.segments, sys.stdout)
+            if args.align:
+                write_alignments(campaign, args.align == "chars", args.case == "ci", sys.stdout)
         else:
             from mteval.cli import output
 
@@ -112,6 +125,20 @@ def write_text(campaign: Campaign, scores: dict[str, dict[str, Score]], segments
         out.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1] + "\n")
     for metric, found in next(iter(scores.values())).items():
         out.write(f"{metric}|{found.signature}\n")
+
+
+def write_alignments(campaign: Campaign, chars: bool, lower: bool, out: TextIO) -> None:
+    """jiwer's ``visualize_alignment`` of each system against each reference (words or
+    characters; ``lower``: lower-cased first), each after a ``=== SYSTEM vs REFERENCE ===`` line."""
+    from mteval.metrics.alignment import process, visualize
+
+    for system in campaign.systems:
+        hypotheses = campaign.texts.systems[system].segments
+        for reference in campaign.references:
+            references = campaign.texts.references[reference].segments
+            unit = "characters" if chars else "words"
+            out.write(f"\n=== {campaign.label(system)} vs {campaign.label(reference)} ({unit}) ===\n\n")
+            out.write(visualize(process(references, hypotheses, chars=chars, lower=lower)))
 
 
 def _number(value: float) -> str:

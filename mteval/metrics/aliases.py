@@ -35,6 +35,9 @@ DUPLICATES: dict[str, str] = {
 MANUAL: dict[str, str] = {
     "RG-SUs": "ROUGE-SU*", "RG-Ss": "ROUGE-S*",
     "NE-Oe-*": "NE-Oe(**)", "NE-Oe-**": "NE-Oe(*)",
+    # rouge-score's summary-level LCS in the ROUGE-N spelling (mteval.metrics.rouge_scorer: rouge-score's
+    # tokens, no stemming unless rougeLsum(stem=yes)); ROUGE-1.5.5 as Asiya runs it has no variant of its own
+    "ROUGE-Lsum": "rougeLsum",
 }
 _TYPED = re.compile(r"([A-Z]+-[A-Za-z]+)\((.+)\)")  # SP-Op(NN), DP-Or(nsubj), SR-Mr(AM-MOD)
 _SP_NIST = re.compile(r"SP-(l|p|c|iob)NIST(i?)(-\d+)?")  # SP-lNIST-5, SP-pNISTi-5

@@ -12,6 +12,11 @@ only where both sides have n-grams of that order; scores on the 0-100 scale; mul
 per segment, the statistics of the reference with the best segment score (first one on ties, the
 references taken in name order) are the segment's statistics, and documents and the system sum them.
 
+sacreBLEU's other options are parameters of the names (:mod:`mteval.metrics.parameters`): ``beta``
+(``chrF(beta=3)`` is sacreBLEU's chrF3), ``eps_smoothing`` (``CHRF(eps_smoothing=True)``: the mean of
+every order's F, chrF++.py's smoothing, :func:`eps_f_scores`) and ``whitespace`` (character n-grams
+over the text as it is); the best reference of a segment is chosen under the variant's own settings.
+
 Per-segment statistics are ``[hyp, ref, match]`` per order. They are computed per (hypothesis,
 reference) pair, a chunk of aligned segments at a time (``CHUNK``, ``CHUNK_CHARS``), with exact
 integer n-gram codes local to the chunk (:func:`_sorted_matches`: one sort of every position's 6-gram;
@@ -28,13 +33,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from mteval.errors import InputError
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import MetricInfo, ScoreSet, Side, StatsFamily, scores_from_stats_matrix
+from mteval.metrics.parameters import Parameter
 from mteval.metrics.registry import register
 
 CHAR_ORDER = 6
@@ -57,10 +63,10 @@ def split_punctuation(text: str) -> list[str]:
     return tokens
 
 
-def ngram_counters(text: str) -> list[Counter]:
-    """Counters of character 1..6-grams (whitespace removed) and word 1..2-grams of one segment
-    (sacreBLEU's extraction, string by string: the reference definition of :func:`pair_stats`)."""
-    line = "".join(text.split())
+def ngram_counters(text: str, whitespace: bool = False) -> list[Counter]:
+    """Counters of character 1..6-grams (whitespace removed unless ``whitespace``) and word 1..2-grams
+    of one segment (sacreBLEU's extraction, string by string: the reference definition of :func:`pair_stats`)."""
+    line = text if whitespace else "".join(text.split())
     counters = [Counter([line[i:i + n] for i in range(len(line) - n + 1)])
                 for n in range(1, CHAR_ORDER + 1)]
     words = split_punctuation(text)
@@ -98,18 +104,20 @@ class _Symbols:
         return cls(ids, runs, runs % max(n, 1), runs >= n, size)
 
 
-def _codepoints(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Code points of each segment with all whitespace removed (concatenated), and segment lengths."""
-    lines = ["".join(t.split()) for t in texts]
+def _codepoints(texts: Sequence[str], whitespace: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Code points of each segment with all whitespace removed (kept with ``whitespace``: sacreBLEU's
+    ``--chrf-whitespace``), concatenated, and segment lengths."""
+    lines = list(texts) if whitespace else ["".join(t.split()) for t in texts]
     lengths = np.fromiter(map(len, lines), dtype=np.int64, count=len(lines))
     points = np.frombuffer("".join(lines).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     return points.astype(np.int64), lengths
 
 
-def _char_symbols(refs: Sequence[str], hyps: Sequence[str]) -> tuple[_Symbols, np.ndarray, np.ndarray]:
+def _char_symbols(refs: Sequence[str], hyps: Sequence[str],
+                  whitespace: bool = False) -> tuple[_Symbols, np.ndarray, np.ndarray]:
     """Characters (chrF's symbols), and the segment lengths in characters of both sides."""
-    ref_points, ref_lengths = _codepoints(refs)
-    hyp_points, hyp_lengths = _codepoints(hyps)
+    ref_points, ref_lengths = _codepoints(refs, whitespace)
+    hyp_points, hyp_lengths = _codepoints(hyps, whitespace)
     points = np.concatenate([ref_points, hyp_points])
     present = np.zeros(int(points.max()) + 1 if len(points) else 0, dtype=np.int32)
     present[points] = 1
@@ -198,10 +206,11 @@ def _totals(lengths: np.ndarray, max_order: int) -> np.ndarray:
     return np.maximum(lengths[:, None] - np.arange(max_order)[None, :], 0)
 
 
-def _chunk_stats(hyps: Sequence[str], refs: Sequence[str], words: bool = True) -> np.ndarray:
+def _chunk_stats(hyps: Sequence[str], refs: Sequence[str], words: bool = True,
+                 whitespace: bool = False) -> np.ndarray:
     """``[hyp, ref, match]`` per order (characters 1..6, then words 1..2 unless not ``words``) of
     aligned segments."""
-    chars, ref_lengths, hyp_lengths = _char_symbols(refs, hyps)
+    chars, ref_lengths, hyp_lengths = _char_symbols(refs, hyps, whitespace)
     hyp_totals, ref_totals = [_totals(hyp_lengths, CHAR_ORDER)], [_totals(ref_lengths, CHAR_ORDER)]
     match = [_count_matches(chars, len(hyps), CHAR_ORDER)]
     if words:
@@ -234,16 +243,18 @@ def _chunks(hyps: Sequence[str], refs: Sequence[str]) -> Iterator[slice]:
         yield slice(start, len(hyps))
 
 
-def pair_stats(hyps: Sequence[str], refs: Sequence[str], lowercase: bool = False, words: bool = True) -> np.ndarray:
+def pair_stats(hyps: Sequence[str], refs: Sequence[str], lowercase: bool = False, words: bool = True,
+               whitespace: bool = False) -> np.ndarray:
     """chrF++ statistics of each segment against one reference, a chunk of segments at a time
-    (chrF's only, the first ``3 * CHAR_ORDER`` columns, unless ``words``)."""
+    (chrF's only, the first ``3 * CHAR_ORDER`` columns, unless ``words``; character n-grams over
+    whitespace too with ``whitespace``)."""
     n_all = CHAR_ORDER + (WORD_ORDER if words else 0)
     out = np.zeros((len(hyps), 3 * n_all), dtype=np.int64)
     for part in _chunks(hyps, refs):
         h, r = hyps[part], refs[part]
         if lowercase:
             h, r = [t.lower() for t in h], [t.lower() for t in r]
-        out[part] = _chunk_stats(h, r, words)
+        out[part] = _chunk_stats(h, r, words, whitespace)
     return out
 
 
@@ -266,12 +277,57 @@ def f_scores(stats: np.ndarray, n_orders: int, beta: float = BETA) -> np.ndarray
         return np.where(avg_p + avg_r > 0, 100.0 * num / np.where(den > 0, den, 1), 0.0)
 
 
+def eps_f_scores(stats: np.ndarray, n_orders: int, beta: int = BETA) -> np.ndarray:
+    """chrF with epsilon smoothing (sacreBLEU's ``eps_smoothing=True``, as chrF++.py, Moses and NLTK):
+    the mean over all orders of each order's F-beta, an order without n-grams on a side counting
+    ``1e-16`` for that side's precision or recall (``CHRF._compute_f_score``: the same operations in
+    the same order, so equal floats), 0-100."""
+    s = np.asarray(stats, dtype=np.float64).reshape(len(stats), n_orders, 3)
+    eps, factor = 1e-16, beta ** 2
+    score = np.zeros(len(stats))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in range(n_orders):
+            n_hyp, n_ref, n_match = s[:, i, 0], s[:, i, 1], s[:, i, 2]
+            prec = np.where(n_hyp > 0, n_match / np.where(n_hyp > 0, n_hyp, 1), eps)
+            rec = np.where(n_ref > 0, n_match / np.where(n_ref > 0, n_ref, 1), eps)
+            denom = factor * prec + rec
+            score += np.where(denom > 0, (1 + factor) * prec * rec / np.where(denom > 0, denom, 1), eps)
+    return 100 * score / n_orders
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a chrF variant computes: its orders (chrF 6, chrF++ 8), beta, smoothing and whitespace."""
+
+    orders: int
+    beta: int = BETA
+    eps_smoothing: bool = False
+    whitespace: bool = False
+
+    def f_scores(self, stats: np.ndarray) -> np.ndarray:
+        """The score of each row of this variant's statistics."""
+        if self.eps_smoothing:
+            return eps_f_scores(stats, self.orders, self.beta)
+        return f_scores(stats, self.orders, self.beta)
+
+
+_YES_NO = ("yes", "no")
+
+
 @register
 class ChrF(StatsFamily):
-    """chrF (character 6-grams, beta 2) and chrF++ (plus word 1-2-grams), sacreBLEU 2.6.0 defaults."""
+    """chrF (character 6-grams, beta 2) and chrF++ (plus word 1-2-grams), sacreBLEU 2.6.0 defaults;
+    sacreBLEU's other options as parameters: ``chrF(beta=3)`` is its chrF3."""
 
     family = "chrF"
     variants = ("chrF", "chrF++")
+    parameters: ClassVar[dict[str, Parameter]] = {
+        "beta": Parameter("beta", str(BETA), kind="int", low=1, help="recall's weight (sacreBLEU --chrf-beta)"),
+        "eps_smoothing": Parameter("eps_smoothing", "no", choices=_YES_NO,
+                                   help="chrF++.py's epsilon smoothing (--chrf-eps-smoothing)"),
+        "whitespace": Parameter("whitespace", "no", choices=_YES_NO,
+                                help="whitespace in character n-grams (--chrf-whitespace)"),
+    }
 
     def __init__(self, case_sensitive: bool = True, **options: Any) -> None:
         super().__init__(case_sensitive=case_sensitive, **options)
@@ -282,6 +338,19 @@ class ChrF(StatsFamily):
         return MetricInfo(variant, self.family, higher_is_better=True, lower_bound=0.0,
                           upper_bound=100.0, description="character n-gram F-score (sacreBLEU scale 0-100)")
 
+    def signature(self, variant: str) -> str:
+        """The common signature; a parametric name's adds every parameter's value."""
+        base, values = self.settings(variant)
+        extra = "".join(f"|{k}:{v}" for k, v in values.items()) if base != variant else ""
+        return super().signature(variant) + extra
+
+    @classmethod
+    def settings_of(cls, variant: str) -> Settings:
+        """The :class:`Settings` of a canonical variant name."""
+        base, values = cls.settings(variant)
+        return Settings(_ORDERS[base], int(values["beta"]), values["eps_smoothing"] == "yes",
+                        values["whitespace"] == "yes")
+
     def prepare(self, references: Sequence[Side]) -> list[Sequence[str]]:
         """The references' segments, in name order (sacreBLEU's tie rule); n-grams are counted per pair."""
         if not references:
@@ -290,40 +359,57 @@ class ChrF(StatsFamily):
 
     def segment_stats(self, hypothesis: Side, prepared: list[Sequence[str]]) -> np.ndarray:
         """Columns: chrF stats (18), then chrF++ stats (24), each from its own best reference."""
-        return self._best_stats(hypothesis, prepared, tuple(_ORDERS))
+        best = self._best_stats(hypothesis, prepared, tuple(_ORDERS))
+        return np.concatenate([best[v] for v in _ORDERS], axis=1)
 
     def score(self, hypothesis: Side, prepared: list[Sequence[str]], documents: DocumentIndex,
               variants: Sequence[str]) -> dict[str, ScoreSet]:
-        """The requested variants' scores; chrF alone counts no word n-grams (its 18 columns only)."""
-        wanted = tuple(_ORDERS) if "chrF++" in variants else ("chrF",)
-        return scores_from_stats_matrix(self, self._best_stats(hypothesis, prepared, wanted), documents, variants)
+        """Every variant from its own best reference's statistics (one pass over the references per
+        whitespace setting; word n-grams counted only when a chrF++ variant is asked)."""
+        groups: dict[bool, list[str]] = {}
+        for variant in variants:
+            groups.setdefault(self.settings_of(variant).whitespace, []).append(variant)
+        out: dict[str, ScoreSet] = {}
+        for members in groups.values():
+            for variant, stats in self._best_stats(hypothesis, prepared, tuple(members)).items():
+                out.update(scores_from_stats_matrix(self, stats, documents, [variant]))
+        return out
 
-    def _best_stats(self, hypothesis: Side, prepared: list[Sequence[str]], variants: tuple[str, ...]) -> np.ndarray:
-        """Each variant's columns from the reference with its best segment score, side by side."""
+    def _best_stats(self, hypothesis: Side, prepared: list[Sequence[str]],
+                    variants: tuple[str, ...]) -> dict[str, np.ndarray]:
+        """Each variant's statistics from the reference with its best segment score (under its own
+        beta and smoothing); ``variants`` share one whitespace setting."""
         n = len(hypothesis.texts)
-        best = {v: (np.full(n, -1.0), np.zeros((n, 3 * _ORDERS[v]))) for v in variants}
+        settings = {v: self.settings_of(v) for v in variants}
+        words = any(s.orders > CHAR_ORDER for s in settings.values())
+        whitespace = next(iter(settings.values())).whitespace
+        best = {v: (np.full(n, -1.0), np.zeros((n, 3 * s.orders))) for v, s in settings.items()}
         for ref in prepared:
             if len(ref) != n:
                 raise InputError(f"{hypothesis.name}: {n} segments but the reference has {len(ref)}")
-            stats = pair_stats(hypothesis.texts, ref, self.lowercase, words="chrF++" in variants)
-            for variant in variants:
-                sub = stats[:, :3 * _ORDERS[variant]]
-                score = f_scores(sub, _ORDERS[variant])
+            stats = pair_stats(hypothesis.texts, ref, self.lowercase, words=words, whitespace=whitespace)
+            for variant, own in settings.items():
+                sub = stats[:, :3 * own.orders]
+                score = own.f_scores(sub)
                 best_score, best_stats = best[variant]
                 better = score > best_score
                 best_score[better] = score[better]
                 best_stats[better] = sub[better]
-        return np.concatenate([best[v][1] for v in variants], axis=1)
+        return {v: best[v][1] for v in variants}
 
     def stored_stats(self, stats: np.ndarray, variant: str) -> np.ndarray:
-        """A variant's own block of :meth:`segment_stats` (chrF: 18 columns, chrF++: 24)."""
-        return stats[:, :3 * CHAR_ORDER] if variant == "chrF" else stats[:, 3 * CHAR_ORDER:]
+        """A variant's own block: of :meth:`segment_stats` (chrF: the first 18 columns, chrF++: the
+        other 24), or the block itself."""
+        orders = self.settings_of(variant).orders
+        if stats.shape[1] == 3 * orders:
+            return stats
+        return stats[:, :3 * CHAR_ORDER] if orders == CHAR_ORDER else stats[:, 3 * CHAR_ORDER:]
 
     def scores_from_stats(self, stats: np.ndarray, variant: str) -> np.ndarray:
         """chrF or chrF++ of each statistics row: rows of :meth:`segment_stats`, or of the
         variant's own block (:meth:`stored_stats`, as its score file stores them)."""
         stats = np.atleast_2d(stats)
-        n_orders = _ORDERS[variant]
-        if stats.shape[1] != 3 * n_orders:
+        settings = self.settings_of(variant)
+        if stats.shape[1] != 3 * settings.orders:
             stats = self.stored_stats(stats, variant)
-        return f_scores(stats, n_orders)
+        return settings.f_scores(stats)

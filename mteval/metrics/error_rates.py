@@ -24,13 +24,26 @@ Conventions (``../shared/oracles/wmt21-ruen/README.md`` §5):
 * an empty reference segment (undefined in WER.pl) scores 1 when the hypothesis is non-empty and 0
   otherwise (the TER convention).
 
-Tokens are cached per unique string, edit distances per (hypothesis, reference) pair.
+jiwer's ``wer`` (``jiwer.wer(references, hypotheses)``: the same edit distance over the same pooled
+reference length) differs in two places, each offered as a parameter of ``WER``
+(:mod:`mteval.metrics.parameters`): ``WER(tok=jiwer)`` splits words as jiwer's ``wer_default`` does
+(a run of two or more whitespace characters, any Unicode ones, is a separator, a single one only
+when it is a space; WER.pl splits on every ASCII whitespace character) and ``WER(empty=jiwer)``
+scores an empty reference as jiwer does, with the hypothesis' word count (jiwer's
+``num_insertions``; at system level when every reference segment is empty). Defaults: ``asiya``
+and ``one`` (the names above keep their numbers). ``WER(tok=jiwer,empty=jiwer)`` is jiwer's
+``wer`` of one reference, segment by segment and for the system; documents stay Asiya's segment
+means, several references Asiya's maximum.
+
+Word ids are cached per unique string; edit distances are rapidfuzz's (computed again rather than cached:
+cheaper than hashing the pair).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Callable, Hashable, Sequence
 from itertools import chain
 from typing import Any
 
@@ -39,7 +52,9 @@ from rapidfuzz.distance import Levenshtein
 
 from mteval.errors import InputError
 from mteval.io.corpus import DocumentIndex
+from mteval.metrics.alignment import jiwer_words
 from mteval.metrics.base import MEAN, STATS, MetricInfo, ScoreSet, Side, StatsFamily
+from mteval.metrics.parameters import Parameter
 from mteval.metrics.registry import register
 
 _WS = re.compile(r"[ \t\n\r\f\v]+")
@@ -47,6 +62,15 @@ _ASCII_WS = " \t\n\r\f\v"
 # what str.split() also splits on (str.isspace), beyond _ASCII_WS
 _PYTHON_ONLY_WS = re.compile("[\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 Words = tuple[int, ...]
+CACHE_TEXTS = 1 << 16  # strings whose word ids are kept (then forgotten; prepared references keep theirs)
+ASIYA, JIWER = "asiya", "jiwer"
+PARAMETERS = {
+    "tok": Parameter("tok", ASIYA, choices=(ASIYA, JIWER),
+                     help="asiya: WER.pl's words (split on ASCII whitespace); jiwer: jiwer's wer_default"),
+    "empty": Parameter("empty", "one", choices=("one", JIWER),
+                       help="one: an empty reference scores 1 (0 with an empty hypothesis); "
+                            "jiwer: the hypothesis' word count"),
+}
 
 
 def tokenize(text: str) -> list[str]:
@@ -79,13 +103,14 @@ def matched_words(hyp: Sequence[Words], ref: Sequence[Words]) -> np.ndarray:
     return np.bincount(keys[bounds[:-1]] // size, weights=matched, minlength=n).astype(np.int64)
 
 
-def rates(errors: np.ndarray, ref_len: np.ndarray) -> np.ndarray:
-    """``errors / ref_len``, with 1 (errors > 0) or 0 where the reference is empty."""
+def rates(errors: np.ndarray, ref_len: np.ndarray, empty: str = "one") -> np.ndarray:
+    """``errors / ref_len``; where the reference is empty 1 (errors > 0) or 0, or with
+    ``empty="jiwer"`` the errors themselves (the hypothesis' words: jiwer's ``num_insertions``)."""
     errors = np.asarray(errors, dtype=np.float64)
     ref_len = np.asarray(ref_len, dtype=np.float64)
+    when_empty = errors if empty == JIWER else np.where(errors > 0, 1.0, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(ref_len > 0, errors / np.where(ref_len > 0, ref_len, 1),
-                        np.where(errors > 0, 1.0, 0.0))
+        return np.where(ref_len > 0, errors / np.where(ref_len > 0, ref_len, 1), when_empty)
 
 
 def per_errors(correct: np.ndarray, hyp_len: np.ndarray, ref_len: np.ndarray) -> np.ndarray:
@@ -93,11 +118,19 @@ def per_errors(correct: np.ndarray, hyp_len: np.ndarray, ref_len: np.ndarray) ->
     return ref_len - (correct - np.maximum(0, hyp_len - ref_len))
 
 
-class _Texts:
-    """Word ids and bags of words per unique string, computed once."""
+def byte_words(text: str) -> list[bytes]:
+    """:func:`tokenize`'s words as UTF-8 bytes, in one call: ``bytes.split()`` splits on exactly the
+    ASCII whitespace bytes, and no byte of a multi-byte UTF-8 character is ASCII (WER.pl's split)."""
+    return text.encode("utf-8", "surrogatepass").split()
 
-    def __init__(self) -> None:
-        self.ids: dict[str, int] = {}
+
+class _Texts:
+    """Word ids per unique string, computed once (``split``: the tokenizer, any hashable words)."""
+
+    def __init__(self, split: Callable[[str], Sequence[Hashable]] = byte_words) -> None:
+        self.split = split
+        self.ids: defaultdict[Hashable, int] = defaultdict(int)
+        self.ids.default_factory = self.ids.__len__  # a new word: the next id
         self.words: dict[str, Words] = {}
 
     def __call__(self, text: str) -> Words:
@@ -105,15 +138,24 @@ class _Texts:
         return self.many([text])[0]
 
     def many(self, texts: Sequence[str]) -> list[Words]:
-        """Word ids of each segment (the new ones' words numbered in order of first occurrence)."""
-        known, ids = self.words, self.ids
-        new = [text for text in dict.fromkeys(texts) if text not in known]
-        tokens = [tokenize(text) for text in new]
-        for word in dict.fromkeys(chain.from_iterable(tokens)):
-            if word not in ids:
-                ids[word] = len(ids)
-        known.update(zip(new, (tuple(map(ids.__getitem__, words)) for words in tokens), strict=True))
+        """Word ids of each segment (words numbered in order of first occurrence)."""
+        known, number, split = self.words, self.ids.__getitem__, self.split
+        if len(known) > CACHE_TEXTS:
+            known.clear()
+        for text in texts:
+            if text not in known:
+                known[text] = tuple(map(number, split(text)))
         return [known[text] for text in texts]
+
+
+class References(list):  # type: ignore[type-arg]  # list[list[Words]]
+    """Prepared references: WER.pl's word ids of each reference (the list itself), the texts, and
+    their word ids by another tokenizer once made (``other``)."""
+
+    def __init__(self, words: list[list[Words]], texts: list[Sequence[str]]) -> None:
+        super().__init__(words)
+        self.texts = texts
+        self.other: dict[str, list[list[Words]]] = {}
 
 
 @register
@@ -123,11 +165,12 @@ class ErrorRates(StatsFamily):
 
     family = "WER-PER"
     variants = ("-WER", "-PER", "WER", "PER", "1-WER", "1-PER")
+    parameters = PARAMETERS
+    parametric = ("WER",)
 
     def __init__(self, case_sensitive: bool = True, **options: Any) -> None:
         super().__init__(case_sensitive=case_sensitive, **options)
-        self._texts = _Texts()
-        self._distance: dict[tuple[Words, Words], int] = {}
+        self._texts = {ASIYA: _Texts(), JIWER: _Texts(jiwer_words)}
 
     def info(self, variant: str) -> MetricInfo:
         """``WER``/``PER`` are error rates >= 0, unbounded above (a long hypothesis makes both exceed 1);
@@ -141,44 +184,50 @@ class ErrorRates(StatsFamily):
         return MetricInfo(variant, self.family, higher_is_better=False, lower_bound=0.0,
                           upper_bound=None, description=f"{variant} error rate")
 
-    def _words(self, texts: Sequence[str]) -> list[Words]:
-        """Word ids of each segment (lower-cased first unless case-sensitive)."""
-        return self._texts.many(texts if self.case_sensitive else [t.lower() for t in texts])
+    def _words(self, texts: Sequence[str], tok: str = ASIYA) -> list[Words]:
+        """Word ids of each segment (lower-cased first unless case-sensitive) by tokenizer ``tok``."""
+        return self._texts[tok].many(texts if self.case_sensitive else [t.lower() for t in texts])
 
-    def prepare(self, references: Sequence[Side]) -> list[list[Words]]:
-        """Word ids of every reference segment."""
+    def prepare(self, references: Sequence[Side]) -> References:
+        """Word ids of every reference segment (WER.pl's words; jiwer's made when asked for)."""
         if not references:
             raise InputError(f"{self.family}: no reference given")
-        return [self._words(r.texts) for r in references]
+        return References([self._words(r.texts) for r in references], [r.texts for r in references])
+
+    def _references(self, prepared: list[list[Words]], tok: str) -> list[list[Words]]:
+        """The prepared references' word ids by tokenizer ``tok`` (made once per reference set)."""
+        if tok == ASIYA:
+            return prepared
+        if not isinstance(prepared, References):
+            raise TypeError("WER-PER: references made by prepare() are needed for another tokenizer")
+        if tok not in prepared.other:
+            prepared.other[tok] = [self._words(texts, tok) for texts in prepared.texts]
+        return prepared.other[tok]
 
     def counts(self, hyp: list[Words], ref: list[Words], per: bool = True) -> np.ndarray:
         """Per segment ``[edit distance, correct, |hyp|, |ref|]`` against one reference
-        (``correct`` left 0 unless ``per``); distances cached per (hypothesis, reference) pair."""
+        (``correct`` left 0 unless ``per``); rapidfuzz's distance is cheaper than a cache lookup of
+        the pair, so nothing is kept."""
         if len(hyp) != len(ref):
             raise InputError(f"{len(hyp)} hypothesis segments but {len(ref)} reference segments")
-        distances = []
-        dist_cache = self._distance
-        for key in zip(hyp, ref, strict=True):
-            d = dist_cache.get(key)
-            if d is None:
-                d = dist_cache[key] = Levenshtein.distance(*key)
-            distances.append(d)
         out = np.zeros((len(hyp), 4), dtype=np.int64)
-        out[:, 0] = distances
+        out[:, 0] = list(map(Levenshtein.distance, hyp, ref))
         if per:
             out[:, 1] = matched_words(hyp, ref)
         out[:, 2] = [len(h) for h in hyp]
         out[:, 3] = [len(r) for r in ref]
         return out
 
-    def segment_stats(self, hypothesis: Side, prepared: list[list[Words]]) -> np.ndarray:
+    def segment_stats(self, hypothesis: Side, prepared: list[list[Words]], tok: str = ASIYA) -> np.ndarray:
         """Per segment ``[edit distance, correct, |hyp|, |ref|]`` against each reference, side by
-        side (4 columns per reference, in the given order)."""
-        hyp = self._words(hypothesis.texts)
-        for ref in prepared:
+        side (4 columns per reference, in the given order); by tokenizer ``tok`` (jiwer's: only
+        the distance and lengths, ``correct`` 0: no PER is computed so)."""
+        hyp = self._words(hypothesis.texts, tok)
+        references = self._references(prepared, tok)
+        for ref in references:
             if len(ref) != len(hyp):
                 raise InputError(f"{hypothesis.name}: {len(hyp)} segments but a reference has {len(ref)}")
-        return np.hstack([self.counts(hyp, ref) for ref in prepared]).astype(np.float64)
+        return np.hstack([self.counts(hyp, ref, per=tok == ASIYA) for ref in references]).astype(np.float64)
 
     def scores_from_stats(self, stats: np.ndarray, variant: str) -> np.ndarray:
         """Each row's rate per reference (WER.pl, PER.pl), then Asiya's maximum over references of
@@ -186,10 +235,11 @@ class ErrorRates(StatsFamily):
         counts = np.atleast_2d(stats)
         counts = counts.reshape(len(counts), -1, 4)  # (rows, references, 4)
         dist, correct, hyp_len, ref_len = (counts[..., k] for k in range(4))
-        offset, base = (1.0, variant[1:]) if variant.startswith("1-") else (0.0, variant)
+        plain, values = self.settings(variant)
+        offset, base = (1.0, plain[1:]) if plain.startswith("1-") else (0.0, plain)
         base, sign = (base[1:], -1.0) if base.startswith("-") else (base, 1.0)
         errors = dist if base == "WER" else per_errors(correct, hyp_len, ref_len)
-        return offset + np.max(sign * rates(errors, ref_len), axis=1)
+        return offset + np.max(sign * rates(errors, ref_len, values.get("empty", "one")), axis=1)
 
     def aggregation(self, level: str) -> str:
         """System: from corpus totals (per reference, then the maximum); documents: Asiya's mean
@@ -198,11 +248,16 @@ class ErrorRates(StatsFamily):
 
     def score(self, hypothesis: Side, prepared: list[list[Words]], documents: DocumentIndex,
               variants: Sequence[str]) -> dict[str, ScoreSet]:
-        """Segments and system from the statistics; a document is the mean of its segments."""
-        stats = self.segment_stats(hypothesis, prepared)
-        total = stats.sum(axis=0)
+        """Segments and system from the statistics (one matrix per tokenizer the variants use); a
+        document is the mean of its segments."""
+        matrices: dict[str, np.ndarray] = {}
         result = {}
         for variant in variants:
+            tok = self.settings(variant)[1].get("tok", ASIYA)
+            if tok not in matrices:
+                matrices[tok] = self.segment_stats(hypothesis, prepared, tok)
+            stats = matrices[tok]
+            total = stats.sum(axis=0)
             segments = self.scores_from_stats(stats, variant)
             docs = {d: float(segments[documents.rows(d)].mean()) for d in documents.documents}
             result[variant] = ScoreSet(system=self.score_from_stats(total, variant), documents=docs,

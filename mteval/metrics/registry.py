@@ -33,10 +33,13 @@ LOG = logging.getLogger(__name__)
 FAMILY_MODULES: tuple[str, ...] = (
     "mteval.metrics.bleu_nist",
     "mteval.metrics.rouge",
+    "mteval.metrics.rouge_scorer",
     "mteval.metrics.meteor",
     "mteval.metrics.chrf",
     "mteval.metrics.ter",
+    "mteval.metrics.sacrebleu_bleu",
     "mteval.metrics.error_rates",
+    "mteval.metrics.jiwer_measures",
     "mteval.metrics.gtm",
     "mteval.metrics.edpm",
     "mteval.metrics.sepia",

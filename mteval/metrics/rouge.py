@@ -20,13 +20,18 @@ the document's segment F-scores (Asiya's convention for segment-only tools).
 Tokenisation (on UTF-8 bytes): ASCII lower-casing, ``-`` padded with spaces, every byte outside
 ``[A-Za-z0-9-]`` is a separator, only tokens starting with ``[a-z0-9]`` are kept, and tokens longer
 than 3 bytes are replaced by their WordNet-2.0 exception lemma or else their Porter stem.
+
+Computation: tokens become ids (:class:`TokenIds`: one dict lookup per token once seen); the
+ROUGE-N hits of all pairs are counted at once (:mod:`mteval.metrics.clipped_ngrams`) and R, P, F
+rounded with numpy where the rounding is not a tie (:func:`round5_array`), which gives the numbers
+of the per-pair definition (:func:`pair_stats`, :func:`f_score`) exactly; W, S and SU go pair by pair.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -38,6 +43,7 @@ from mteval.errors import InputError
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics.aliases import DUPLICATES
 from mteval.metrics.base import BOOTSTRAP, MEAN, MetricFamily, MetricInfo, ScoreSet, Side, mean_score_set
+from mteval.metrics.clipped_ngrams import clipped_ngram_hits
 from mteval.metrics.registry import register
 from mteval.metrics.rouge_bootstrap import bootstrap_average
 from mteval.metrics.stemmers import porter_rouge
@@ -58,6 +64,7 @@ KINDS: dict[str, str] = {
     "RG-W-1.2": "W", "RG-S*": "S", "RG-SU*": "SU",
 }
 EMPTY_ITEM = "***EMPTY***"  # what Asiya writes for an empty segment
+Ids = tuple[int, ...]  # a segment's token ids (:class:`TokenIds`)
 
 
 @lru_cache(maxsize=1)
@@ -76,24 +83,58 @@ _NON_TOKEN = re.compile(rb"[^A-Za-z0-9\-]")
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9]+")  # one ROUGE token each (see rouge_tokens), whatever separates them
 
 
-@lru_cache(maxsize=200_000)
-def rouge_tokens(text: str, stem: bool = True) -> tuple[str, ...]:
-    """ROUGE-1.5.5's tokens of one segment (``readText`` + ``createNGram``; ``-m`` stemming)."""
+def raw_tokens(text: str) -> list[bytes]:
+    """ROUGE-1.5.5's candidate tokens of one segment (``readText``), before :func:`final_token`:
+    the first line, ASCII lower-cased, ``-`` padded, every byte outside ``[A-Za-z0-9-]`` a separator."""
     line = text.strip()
     if line in ("", "?", "!", "."):
         line = EMPTY_ITEM
     data = line.encode("utf-8").split(b"\n")[0].lower()  # tr/A-Z/a-z/ only touches ASCII
-    data = _NON_TOKEN.sub(b" ", data.replace(b"-", b" - "))
-    exceptions = exception_lemmas() if stem else {}
-    out = []
-    for raw in data.split():
-        tok = raw.decode("ascii")
-        if not ("a" <= tok[0] <= "z" or "0" <= tok[0] <= "9"):
-            continue
-        if stem and len(tok) > 3:
-            tok = exceptions.get(tok) or porter_rouge(tok)
-        out.append(tok)
-    return tuple(out)
+    return _NON_TOKEN.sub(b" ", data.replace(b"-", b" - ")).split()
+
+
+def final_token(raw: bytes, stem: bool = True) -> str | None:
+    """A candidate token as ROUGE keeps it (``createNGram``; ``-m`` stemming), None if dropped."""
+    tok = raw.decode("ascii")
+    if not ("a" <= tok[0] <= "z" or "0" <= tok[0] <= "9"):
+        return None
+    if stem and len(tok) > 3:
+        tok = exception_lemmas().get(tok) or porter_rouge(tok)
+    return tok
+
+
+@lru_cache(maxsize=1 << 15)
+def rouge_tokens(text: str, stem: bool = True) -> tuple[str, ...]:
+    """ROUGE-1.5.5's tokens of one segment (``readText`` + ``createNGram``; ``-m`` stemming)."""
+    found = (final_token(raw, stem) for raw in raw_tokens(text))
+    return tuple(tok for tok in found if tok is not None)
+
+
+class TokenIds(dict):  # type: ignore[type-arg]  # dict[bytes, int]
+    """Candidate token -> id of its final token (-1: dropped), filled on first sight; ``ids(text)``
+    is :func:`rouge_tokens` as ids (one dict lookup a token once seen)."""
+
+    def __init__(self, stem: bool) -> None:
+        super().__init__()
+        self.stem = stem
+        self.vocabulary: dict[str, int] = {}
+        self.names: list[str] = []  # id -> token
+
+    def __missing__(self, raw: bytes) -> int:
+        tok = final_token(raw, self.stem)
+        found = -1 if tok is None else self.vocabulary.setdefault(tok, len(self.vocabulary))
+        if found == len(self.names):
+            self.names.append(tok)  # type: ignore[arg-type]  # tok is a new token here
+        self[raw] = found
+        return found
+
+    def ids(self, text: str) -> tuple[int, ...]:
+        """The ids of :func:`rouge_tokens` of a segment."""
+        return tuple([i for i in map(self.__getitem__, raw_tokens(text)) if i >= 0])
+
+    def tokens(self, ids: Sequence[int]) -> tuple[str, ...]:
+        """The tokens of ids (the inverse of :meth:`ids`)."""
+        return tuple(self.names[i] for i in ids)
 
 
 @dataclass(frozen=True)
@@ -114,7 +155,7 @@ class RougeText:
         return Counter(self.tokens[:-1])
 
 
-@lru_cache(maxsize=100_000)
+@lru_cache(maxsize=1 << 12)
 def rouge_text(tokens: tuple[str, ...]) -> RougeText:
     """N-gram counts of a token sequence (cached per unique sequence)."""
     ngrams = tuple(Counter(" ".join(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
@@ -122,13 +163,14 @@ def rouge_text(tokens: tuple[str, ...]) -> RougeText:
     return RougeText(tokens, ngrams)
 
 
-@lru_cache(maxsize=100_000)
+@lru_cache(maxsize=1 << 12)
 def skip_bigrams(tokens: tuple[str, ...]) -> Counter:
     """Counts of all ordered token pairs (i < j) of a sequence (cached per unique sequence)."""
     return Counter(f"{a} {b}" for i, a in enumerate(tokens) for b in tokens[i + 1:])
 
 
 SKIP_BLOCK = 256  # first-token types per block of :func:`skip_hits_blocked`
+WLCS_SMALL = 250_000  # table cells up to which :func:`wlcs_hit` runs cell by cell in Python (~2 MB)
 
 
 def pair_count(n: int) -> int:
@@ -136,7 +178,7 @@ def pair_count(n: int) -> int:
     return n * (n - 1) // 2
 
 
-def skip_hits(model: tuple[str, ...], peer: tuple[str, ...]) -> int:
+def skip_hits(model: Sequence[Hashable], peer: Sequence[Hashable]) -> int:
     """Clipped skip-bigram hits ``sum over pairs (a, b) of min(count_model, count_peer)`` (Lin 2004,
     eq. 8), by :func:`skip_hits_blocked`: O((|model| + |peer|) x shared types) time and bounded
     memory, where Counters of every pair grow with the square of the length (12.5 M pairs for
@@ -153,10 +195,11 @@ def _pair_counts(seq: np.ndarray, first: np.ndarray, n_types: int) -> np.ndarray
     return out
 
 
-def skip_hits_blocked(model: Sequence[str], peer: Sequence[str], block: int = SKIP_BLOCK) -> int:
+def skip_hits_blocked(model: Sequence[Hashable], peer: Sequence[Hashable], block: int = SKIP_BLOCK) -> int:
     """Clipped skip-bigram hits by blocks of first-token types over the types both sides share
     (a pair with any other token cannot match); per block two ``(types x block)`` count tables."""
-    shared = sorted(set(model) & set(peer))
+    in_peer = set(peer)
+    shared = list(dict.fromkeys(t for t in model if t in in_peer))  # in the model's order
     if not shared:
         return 0
     index = {t: i for i, t in enumerate(shared)}
@@ -178,11 +221,11 @@ def clipped_hits(model: Counter, peer: Counter) -> int:
     return sum(min(c, peer[g]) for g, c in model.items() if g in peer)
 
 
-def lcs_length(model: Sequence[str], peer: Sequence[str]) -> int:
+def lcs_length(model: Sequence[Hashable], peer: Sequence[Hashable]) -> int:
     """Length of the longest common subsequence (bit-parallel, Hyyrö 2004)."""
     if not model or not peer:
         return 0
-    masks: dict[str, int] = {}
+    masks: dict[Hashable, int] = {}
     for j, tok in enumerate(peer):
         masks[tok] = masks.get(tok, 0) | (1 << j)
     full = (1 << len(peer)) - 1
@@ -193,7 +236,7 @@ def lcs_length(model: Sequence[str], peer: Sequence[str]) -> int:
     return len(peer) - bin(v).count("1")
 
 
-def wlcs_hit(model: Sequence[str], peer: Sequence[str], weight: float = WEIGHT) -> float:
+def wlcs_hit(model: Sequence[Hashable], peer: Sequence[Hashable], weight: float = WEIGHT) -> float:
     """Weighted-LCS hit of ROUGE-1.5.5 (``wlcs_inner`` + ``markLCS`` + the run sum of ``wlcs``).
 
     Lin (2004), eq. 5-6: dynamic programme with f(k) = k^weight for k consecutive matches; the
@@ -206,7 +249,9 @@ def wlcs_hit(model: Sequence[str], peer: Sequence[str], weight: float = WEIGHT) 
     m, n = len(model), len(peer)
     if m == 0 or n == 0:
         return 0.0
-    ids: dict[str, int] = {}
+    if m * n <= WLCS_SMALL:
+        return _run_hit(_wlcs_marks_small(model, peer, weight), weight)
+    ids: dict[Hashable, int] = {}
     peer_ids = np.fromiter((ids.setdefault(t, len(ids)) for t in peer), dtype=np.int64, count=n)
     power = np.array([k ** weight for k in range(min(m, n) + 2)])  # Python's float pow, as before
     c = np.zeros(n + 1)
@@ -219,7 +264,11 @@ def wlcs_hit(model: Sequence[str], peer: Sequence[str], weight: float = WEIGHT) 
         c, run, up_move = _wlcs_row(c, run, hit, power)
         diagonal[i] = np.packbits(hit)
         up[i] = np.packbits(up_move)
-    marked = _wlcs_marks(diagonal, up, m, n)
+    return _run_hit(_wlcs_marks(diagonal, up, m, n), weight)
+
+
+def _run_hit(marked: list[bool], weight: float) -> float:
+    """The WLCS hit: f(run length) summed over the runs of consecutive marked positions."""
     hit_sum, length = 0.0, 0
     for flag in marked + [False]:
         if flag:
@@ -228,6 +277,35 @@ def wlcs_hit(model: Sequence[str], peer: Sequence[str], weight: float = WEIGHT) 
             hit_sum += length ** weight
             length = 0
     return hit_sum
+
+
+def _wlcs_marks_small(model: Sequence[Hashable], peer: Sequence[Hashable], weight: float) -> list[bool]:
+    """The marked model positions of :func:`wlcs_hit` by the script's own cell-by-cell table (faster
+    than the numpy rows below :data:`WLCS_SMALL` cells; the same moves: up on ties)."""
+    m, n = len(model), len(peer)
+    c, run = [0.0] * (n + 1), [0] * (n + 1)
+    back = [[0] * (n + 1) for _ in range(m + 1)]  # 1 diagonal, 2 up, 3 left
+    for i in range(1, m + 1):
+        up, up_run, row, row_run, moves, tok = c, run, [0.0] * (n + 1), [0] * (n + 1), back[i], model[i - 1]
+        for j in range(1, n + 1):
+            if tok == peer[j - 1]:
+                k = up_run[j - 1]
+                row[j], row_run[j], moves[j] = up[j - 1] + (k + 1) ** weight - k ** weight, k + 1, 1
+            elif up[j] >= row[j - 1]:
+                row[j], moves[j] = up[j], 2
+            else:
+                row[j], moves[j] = row[j - 1], 3
+        c, run = row, row_run
+    marked, i, j = [False] * m, m, n
+    while i and j:
+        if back[i][j] == 1:
+            i, j = i - 1, j - 1
+            marked[i] = True
+        elif back[i][j] == 2:
+            i -= 1
+        else:
+            j -= 1
+    return marked
 
 
 def _wlcs_row(prev: np.ndarray, prev_run: np.ndarray, hit: np.ndarray,
@@ -276,23 +354,30 @@ def _wlcs_marks(diagonal: np.ndarray, up: np.ndarray, m: int, n: int) -> list[bo
     return marked
 
 
-def pair_stats(hyp: RougeText, ref: RougeText, kinds: set[str]) -> dict[str, tuple[float, float, float]]:
-    """(hit, reference total, hypothesis total) of one hypothesis/reference pair per ROUGE kind."""
+def ngram_counts(tokens: Sequence[Hashable], n: int) -> Counter:
+    """Counts of the n-grams of a token sequence (as tuples)."""
+    return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+
+
+def pair_stats(hyp: Sequence[Hashable], ref: Sequence[Hashable],
+               kinds: set[str]) -> dict[str, tuple[float, float, float]]:
+    """(hit, reference total, hypothesis total) of one hypothesis/reference pair of token sequences
+    (strings or ids) per ROUGE kind: the definition; :meth:`RougeFamily.segment_f` computes N for
+    all pairs at once (:func:`mteval.metrics.clipped_ngrams.clipped_ngram_hits`)."""
     out: dict[str, tuple[float, float, float]] = {}
     for n in range(1, 5):
         if f"N{n}" in kinds:
-            hg, rg = hyp.ngrams[n - 1], ref.ngrams[n - 1]
+            hg, rg = ngram_counts(hyp, n), ngram_counts(ref, n)
             out[f"N{n}"] = (clipped_hits(rg, hg), sum(rg.values()), sum(hg.values()))
     if "L" in kinds:
-        out["L"] = (lcs_length(ref.tokens, hyp.tokens), len(ref.tokens), len(hyp.tokens))
+        out["L"] = (lcs_length(ref, hyp), len(ref), len(hyp))
     if "W" in kinds:
-        out["W"] = (wlcs_hit(ref.tokens, hyp.tokens), (len(ref.tokens) ** WEIGHT) ** WEIGHT,
-                    len(hyp.tokens) ** WEIGHT)
+        out["W"] = (wlcs_hit(ref, hyp), (len(ref) ** WEIGHT) ** WEIGHT, len(hyp) ** WEIGHT)
     if "S" in kinds or "SU" in kinds:
-        s = (skip_hits(ref.tokens, hyp.tokens), pair_count(len(ref.tokens)), pair_count(len(hyp.tokens)))
+        s = (skip_hits(ref, hyp), pair_count(len(ref)), pair_count(len(hyp)))
         out["S"] = s
         if "SU" in kinds:
-            u_ref, u_hyp = ref.skip_unigrams, hyp.skip_unigrams
+            u_ref, u_hyp = Counter(ref[:-1]), Counter(hyp[:-1])  # every token but the last
             out["SU"] = (s[0] + clipped_hits(u_ref, u_hyp), s[1] + sum(u_ref.values()),
                          s[2] + sum(u_hyp.values()))
     return out
@@ -303,6 +388,18 @@ def round5(x: float) -> float:
     return float(f"{x:.5f}")
 
 
+def round5_array(x: np.ndarray) -> np.ndarray:
+    """:func:`round5` of every value: ``rint(x * 1e5) / 1e5`` (the double nearest the decimal, as
+    reading the printed number gives) where ``x * 1e5`` is not within 1e-6 of a tie (its rounding
+    error is below 1e-10 for x <= 1, so the nearest integer is the exact one), else :func:`round5`."""
+    scaled = np.asarray(x, dtype=np.float64) * 1e5
+    out = np.rint(scaled) / 1e5
+    near = np.abs(scaled - np.floor(scaled) - 0.5) < 1e-6
+    if near.any():
+        out[near] = [round5(v) for v in np.asarray(x, dtype=np.float64)[near]]
+    return out
+
+
 def f_score(hit: float, ref_total: float, hyp_total: float, kind: str) -> float:
     """ROUGE-1.5.5's per-segment F: R and P rounded to 5 decimals, F from them, rounded."""
     power = 1.0 / WEIGHT if kind == "W" else 1.0
@@ -310,6 +407,16 @@ def f_score(hit: float, ref_total: float, hyp_total: float, kind: str) -> float:
     p = round5((hit / hyp_total) ** power) if hyp_total else 0.0
     den = (1 - ALPHA) * p + ALPHA * r
     return round5(p * r / den) if den > 0 else 0.0
+
+
+def f_scores(hit: np.ndarray, ref_total: np.ndarray, hyp_total: np.ndarray) -> np.ndarray:
+    """:func:`f_score` of every segment of a kind other than W (whose power is 1: ``x ** 1.0 == x``)."""
+    def rate(total: np.ndarray) -> np.ndarray:
+        return np.where(total != 0, round5_array(hit / np.where(total != 0, total, 1.0)), 0.0)
+
+    r, p = rate(ref_total), rate(hyp_total)
+    den = (1 - ALPHA) * p + ALPHA * r
+    return np.where(den > 0, round5_array(p * r / np.where(den > 0, den, 1.0)), 0.0)
 
 
 @register
@@ -336,6 +443,7 @@ class RougeFamily(MetricFamily):
         super().__init__(case_sensitive, stem=stem, bootstrap=bootstrap, **options)
         self.stem = stem
         self.bootstrap = bootstrap
+        self._ids = TokenIds(stem)
 
     def info(self, variant: str) -> MetricInfo:
         """Similarity in [0, 1]; ROUGE lower-cases, so it ignores ``case_sensitive``."""
@@ -352,37 +460,46 @@ class RougeFamily(MetricFamily):
             return bootstrap_average(scores.segments[rows])
         return super().subset_score(scores, rows, variant, level)
 
-    def _text(self, segment: str) -> RougeText:
-        return rouge_text(rouge_tokens(segment, self.stem))
-
-    def prepare(self, references: Sequence[Side]) -> list[list[RougeText]]:
-        """Per segment, the prepared texts of all references."""
-        per_ref = [[self._text(t) for t in ref.texts] for ref in references]
+    def prepare(self, references: Sequence[Side]) -> list[list[Ids]]:
+        """Per reference, the token ids of each segment."""
+        per_ref = [[self._ids.ids(t) for t in ref.texts] for ref in references]
         if len({len(r) for r in per_ref}) > 1:
             sizes = ", ".join(f"{ref.name}: {len(ref.texts)}" for ref in references)
             raise InputError(f"references differ in segment count ({sizes})")
-        return [list(seg) for seg in zip(*per_ref, strict=True)]
+        return per_ref
 
-    def segment_f(self, hypothesis: Side, prepared: list[list[RougeText]],
-                  kinds: set[str]) -> dict[str, np.ndarray]:
-        """Per-segment F-scores of each kind (references pooled, scoring mode ``A``)."""
-        if len(hypothesis.texts) != len(prepared):
+    def segment_f(self, hypothesis: Side, prepared: list[list[Ids]], kinds: set[str]) -> dict[str, np.ndarray]:
+        """Per-segment F-scores of each kind (references pooled, scoring mode ``A``): hits and totals
+        summed over the references in their order, then :func:`f_score` (:func:`f_scores`)."""
+        n = len(prepared[0]) if prepared else 0
+        if len(hypothesis.texts) != n:
             raise InputError(f"{hypothesis.name}: {len(hypothesis.texts)} segments, but the "
-                             f"references have {len(prepared)}")
-        out = {k: np.zeros(len(prepared)) for k in kinds}
-        for i, (text, refs) in enumerate(zip(hypothesis.texts, prepared, strict=True)):
-            hyp = self._text(text)
-            sums: dict[str, list[float]] = {k: [0.0, 0.0, 0.0] for k in kinds}
-            for ref in refs:
-                for k, st in pair_stats(hyp, ref, kinds).items():
+                             f"references have {n}")
+        hyp = [self._ids.ids(t) for t in hypothesis.texts]
+        sums = {k: np.zeros((3, n)) for k in kinds}
+        for ref in prepared:
+            self._add_vector_kinds(sums, hyp, ref)
+            scalar = kinds & {"W", "S", "SU"}
+            for i, (h, r) in enumerate(zip(hyp, ref, strict=True)) if scalar else ():
+                for k, st in pair_stats(h, r, scalar).items():
                     if k in sums:
-                        acc = sums[k]
-                        acc[0] += st[0]
-                        acc[1] += st[1]
-                        acc[2] += st[2]
-            for k, (hit, rt, ht) in sums.items():
-                out[k][i] = f_score(hit, rt, ht, k)
-        return out
+                        for row in range(3):
+                            sums[k][row, i] += st[row]
+        return {k: (np.array([f_score(c[0], c[1], c[2], k) for c in acc.T]) if k == "W" else f_scores(*acc))
+                for k, acc in sums.items()}
+
+    @staticmethod
+    def _add_vector_kinds(sums: dict[str, np.ndarray], hyp: list[Ids], ref: list[Ids]) -> None:
+        """Add one reference's (hit, reference total, hypothesis total) of ROUGE-N and -L."""
+        h_len = np.fromiter(map(len, hyp), dtype=np.float64, count=len(hyp))
+        r_len = np.fromiter(map(len, ref), dtype=np.float64, count=len(ref))
+        orders = sorted(int(k[1]) for k in sums if k.startswith("N"))
+        hits = clipped_ngram_hits(hyp, ref, orders) if orders else np.zeros((len(hyp), 0), dtype=np.int64)
+        for column, order in enumerate(orders):
+            sums[f"N{order}"] += [hits[:, column], np.maximum(r_len - order + 1, 0), np.maximum(h_len - order + 1, 0)]
+        if "L" in sums:
+            lcs = np.fromiter(map(lcs_length, ref, hyp), dtype=np.float64, count=len(hyp))
+            sums["L"] += [lcs, r_len, h_len]
 
     def score(self, hypothesis: Side, prepared: Any, documents: DocumentIndex,
               variants: Sequence[str]) -> dict[str, ScoreSet]:

@@ -8,7 +8,11 @@ order), printed with ``%7.5f``.
 
 Perl >= 5.20 implements ``rand`` with its own ``drand48``: ``srand(s)`` sets the 48-bit state
 ``x = (s << 16) + 0x330E``; each call ``x = (0x5DEECE66D * x + 0xB) mod 2^48`` and returns
-``x / 2^48``. The draw indices depend only on ``N``, so they are computed once per ``N``.
+``x / 2^48``. The draw indices depend only on ``N``, so they are computed once per ``N`` (the last
+two kept, in the smallest integer type: 20 MB for N = 10,000), ``CHUNK`` resamples at a time; the
+k-th state is ``a^k x + c (a^(k-1) + ... + 1)``, all resamples' k-th draws at once. Summing a
+resample adds its values in draw order, as Perl does (``tests/test_rouge_score_fast_paths.py``
+checks the sums against ``np.cumsum``'s).
 """
 
 from __future__ import annotations
@@ -18,29 +22,48 @@ from functools import lru_cache
 import numpy as np
 
 RESAMPLES = 1000
+CHUNK = 100  # resamples computed together (bounds the temporary arrays: CHUNK x N values)
 _A = np.uint64(0x5DEECE66D)
 _C = np.uint64(0xB)
 _MASK = np.uint64((1 << 48) - 1)
 
 
-def drand48_streams(n_seeds: int, n_draws: int) -> np.ndarray:
-    """``drand48`` outputs, shape (n_seeds, n_draws): row ``s`` is the stream after ``srand(s)``."""
-    state = (np.arange(n_seeds, dtype=np.uint64) << np.uint64(16)) + np.uint64(0x330E)
-    out = np.empty((n_seeds, n_draws), dtype=np.float64)
-    for k in range(n_draws):
-        state = (state * _A + _C) & _MASK  # uint64 wrap-around keeps the low 48 bits exact
-        out[:, k] = state.astype(np.float64) * 2.0 ** -48
-    return out
+def drand48_streams(n_seeds: int, n_draws: int, first: int = 0) -> np.ndarray:
+    """``drand48`` outputs, shape (n_seeds, n_draws): row ``s`` is the stream after
+    ``srand(first + s)`` (uint64 arithmetic wraps modulo 2^64, whose low 48 bits are exact)."""
+    state = (np.arange(first, first + n_seeds, dtype=np.uint64) << np.uint64(16)) + np.uint64(0x330E)
+    power, offset = _jumps(n_draws)
+    states = (state[:, None] * power[None, :] + offset[None, :]) & _MASK
+    return states.astype(np.float64) * 2.0 ** -48
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=2)
+def _jumps(n_draws: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(a^k, c (a^(k-1) + ... + 1))`` mod 2^64 for k = 1..n_draws: the k-th state from the seed's."""
+    power = np.multiply.accumulate(np.full(n_draws, _A, dtype=np.uint64))
+    sums = np.ones(n_draws, dtype=np.uint64)
+    sums[1:] += np.cumsum(power[:-1], dtype=np.uint64)
+    return power, sums * _C
+
+
 def resample_rows(n: int, resamples: int = RESAMPLES) -> np.ndarray:
     """Segment rows (0-based) drawn by each resample, shape (resamples, n), for ``n`` segments."""
+    return _draws(n, resamples).T
+
+
+@lru_cache(maxsize=2)
+def _draws(n: int, resamples: int) -> np.ndarray:
+    """:func:`resample_rows` stored draw by draw, shape (n, resamples), C order: a block of
+    resamples' drawn values, ``values[draws[:, lo:hi]]``, is summed draw after draw by numpy's
+    reduction over its first axis (sequential per column; only the contiguous axis is summed
+    pairwise)."""
     order = np.array(sorted(range(1, n + 1), key=lambda i: f"{i}.X"), dtype=np.intp) - 1
-    draws = (drand48_streams(resamples, n) * n).astype(np.intp)  # int(rand(N)) truncates
-    rows = order[draws]
-    rows.setflags(write=False)
-    return rows
+    draws = np.empty((n, resamples), dtype=np.min_scalar_type(max(n - 1, 0)))
+    for lo in range(0, resamples, CHUNK):
+        hi = min(lo + CHUNK, resamples)
+        draws[:, lo:hi] = order[(drand48_streams(hi - lo, n, lo) * n).astype(np.intp)].T  # int(rand(N)) truncates
+    draws.setflags(write=False)
+    return draws
 
 
 def bootstrap_average(scores: np.ndarray, resamples: int = RESAMPLES) -> float:
@@ -49,7 +72,10 @@ def bootstrap_average(scores: np.ndarray, resamples: int = RESAMPLES) -> float:
     n = len(values)
     if n == 0:
         return 0.0
-    # np.cumsum adds left to right, as Perl does (np.sum would add pairwise).
-    means = np.cumsum(values[resample_rows(n, resamples)], axis=1)[:, -1] / n
+    draws = _draws(n, resamples)
+    means = np.empty(resamples)
+    for lo in range(0, resamples, CHUNK):
+        # left to right, as Perl adds: a reduction over the first (not the contiguous) axis
+        means[lo:lo + CHUNK] = np.add.reduce(values[draws[:, lo:lo + CHUNK]], axis=0) / n
     total = np.cumsum(np.sort(means))[-1]
     return float(f"{total / resamples:.5f}")

@@ -13,7 +13,11 @@ insertion on ties (this decides the alignment and so which shifts are tried).
 Defaults as sacreBLEU: lower-cased (``case_sensitive=False``), whitespace tokenisation, no
 normalisation, punctuation kept. Multiple references: the fewest edits over the references, divided
 by the average reference length. Scores on sacreBLEU's 0-100 scale; ``TER`` is an error rate
-(lower is better, may exceed 100) and ``-TER`` (Asiya's name) is its negation.
+(lower is better, may exceed 100) and ``-TER`` (Asiya's name) is its negation. sacreBLEU's other
+options are parameters of the names (``TER(normalized=yes)``; :mod:`mteval.metrics.parameters`):
+``normalized``, ``no_punct`` and ``asian_support`` select tercom's normaliser
+(:func:`mteval.metrics.sacre_tokenizers.tercom`), ``case_sensitive=yes`` keeps case whatever the
+experiment's ``case`` (``no`` follows it: lower-cased unless ``case: cs``).
 
 Statistics per segment: ``[edits, average reference length]``. Edit counts are cached per unique
 (hypothesis, reference) word-sequence pair, so references shared by several reference sets and
@@ -30,14 +34,18 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Iterator, Sequence
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
 from mteval.errors import InputError
-from mteval.metrics.base import MetricInfo, Side, StatsFamily
+from mteval.io.corpus import DocumentIndex
+from mteval.metrics.base import MetricInfo, ScoreSet, Side, StatsFamily, scores_from_stats_matrix
+from mteval.metrics.parameters import Parameter
 from mteval.metrics.registry import register
+from mteval.metrics.sacre_tokenizers import tercom
 
 MAX_SHIFT_SIZE = 10
 MAX_SHIFT_DIST = 50
@@ -370,30 +378,66 @@ def ter_edits(hyp: Words, ref: Words) -> int:
     return shifts + dist(hyp)[0]
 
 
-class _Tokens:
-    """Word-id sequences per unique string (lower-cased unless case-sensitive), computed once."""
+@dataclass(frozen=True)
+class Settings:
+    """sacreBLEU's ``TER`` options (its ``TercomTokenizer``'s): lower-cased unless ``case_sensitive``."""
 
-    def __init__(self, lowercase: bool) -> None:
-        self.lowercase = lowercase
-        self.ids: dict[str, int] = {}
+    normalized: bool = False
+    no_punct: bool = False
+    asian_support: bool = False
+    case_sensitive: bool = False
+
+    @property
+    def plain(self) -> bool:
+        """Only case may differ from sacreBLEU's defaults: whitespace words, no normalisation."""
+        return not (self.normalized or self.no_punct)
+
+
+class _Tokens:
+    """Word-id sequences per unique string under some :class:`Settings`, computed once; ``ids``
+    (word -> id) may be shared by several, so that equal word sequences have equal ids."""
+
+    def __init__(self, settings: Settings, ids: dict[str, int] | None = None) -> None:
+        self.settings = settings
+        self.ids: dict[str, int] = {} if ids is None else ids
         self.cache: dict[str, Words] = {}
 
     def __call__(self, text: str) -> Words:
-        """Word ids of one segment (tercom tokenisation without normalisation: whitespace split)."""
+        """Word ids of one segment: sacreBLEU's ``_preprocess_segment`` (tercom's tokenisation of the
+        right-stripped line; only lower-casing and a whitespace split by default)."""
         words = self.cache.get(text)
         if words is None:
-            tokens = (text.lower() if self.lowercase else text).split()
+            s = self.settings
+            if s.plain:
+                tokens = (text if s.case_sensitive else text.lower()).split()
+            else:
+                tokens = tercom(text.rstrip(), s.normalized, s.no_punct, s.asian_support, s.case_sensitive).split()
             words = tuple(self.ids.setdefault(w, len(self.ids)) for w in tokens)
             self.cache[text] = words
         return words
 
 
+_YES_NO = ("yes", "no")
+
+
 @register
 class TER(StatsFamily):
-    """Translation edit rate (tercom-compatible, sacreBLEU 2.6.0 ``TER()`` defaults); ``-TER`` negated."""
+    """Translation edit rate (tercom-compatible, sacreBLEU 2.6.0 ``TER()`` defaults); ``-TER`` negated;
+    sacreBLEU's other options as parameters (``TER(normalized=yes)``)."""
 
     family = "TER"
     variants = ("TER", "-TER")
+    parameters: ClassVar[dict[str, Parameter]] = {
+        "normalized": Parameter("normalized", "no", choices=_YES_NO,
+                                help="tercom's normalisation: punctuation tokenised (--ter-normalized)"),
+        "no_punct": Parameter("no_punct", "no", choices=_YES_NO, help="punctuation removed (--ter-no-punct)"),
+        "asian_support": Parameter("asian_support", "no", choices=_YES_NO,
+                                   help="CJK characters with normalized, CJK punctuation with no_punct "
+                                   "(--ter-asian-support)"),
+        "case_sensitive": Parameter("case_sensitive", "no", choices=_YES_NO,
+                                    help="not lower-cased (--ter-case-sensitive); no: the experiment's case, "
+                                    "lower-cased by default"),
+    }
     # Time on one pair grows about quadratically (shift search over beam rows): one pair of real
     # words (issue 29, docs/reliability.md) took 2.1 s at 5,000 words, 10.2 s at 15,000 and
     # 17-23 s at 20,000 on the shared 2-core machine; a longer segment is refused.
@@ -401,22 +445,48 @@ class TER(StatsFamily):
 
     def __init__(self, case_sensitive: bool = False, **options: Any) -> None:
         super().__init__(case_sensitive=case_sensitive, **options)
-        self._tokens = _Tokens(lowercase=not case_sensitive)
+        self._ids: dict[str, int] = {}
+        self._tokenizers: dict[Settings, _Tokens] = {}
+        self._tokens = self.tokens_for(Settings(case_sensitive=case_sensitive))
         self._edits: dict[tuple[Words, Words], int] = {}
+
+    def tokens_for(self, settings: Settings) -> _Tokens:
+        """The (cached) tokeniser of some settings; word ids shared by all of them."""
+        if settings not in self._tokenizers:
+            self._tokenizers[settings] = _Tokens(settings, self._ids)
+        return self._tokenizers[settings]
+
+    def settings_of(self, variant: str) -> Settings:
+        """The :class:`Settings` of a canonical variant name: ``case_sensitive=yes`` or the
+        experiment's ``case: cs`` keeps case."""
+        _, values = self.settings(variant)
+        return Settings(values["normalized"] == "yes", values["no_punct"] == "yes", values["asian_support"] == "yes",
+                        values["case_sensitive"] == "yes" or self.case_sensitive)
 
     def info(self, variant: str) -> MetricInfo:
         """``TER`` is an error rate >= 0 (0-100 scale, unbounded above); ``-TER`` its negation."""
-        if variant == "TER":
+        if self.settings(variant)[0] == "TER":
             return MetricInfo(variant, self.family, higher_is_better=False, lower_bound=0.0,
                               upper_bound=None, description="translation edit rate x 100 (error)")
         return MetricInfo(variant, self.family, higher_is_better=True, lower_bound=None,
                           upper_bound=0.0, description="negated translation edit rate x 100")
 
-    def prepare(self, references: Sequence[Side]) -> list[list[Words]]:
-        """Word ids of every reference segment."""
+    def signature(self, variant: str) -> str:
+        """The common signature; a parametric name's adds every parameter's value, its ``case`` the
+        case it is computed in (``case_sensitive=yes`` keeps case whatever the experiment's)."""
+        text = super().signature(variant)
+        base, values = self.settings(variant)
+        if base == variant:
+            return text
+        used = "cs" if self.settings_of(variant).case_sensitive else "ci"
+        text = text.replace(f"|case:{'cs' if self.case_sensitive else 'ci'}|", f"|case:{used}|", 1)
+        return text + "".join(f"|{k}:{v}" for k, v in values.items())
+
+    def prepare(self, references: Sequence[Side]) -> _References:
+        """The references' texts; their word ids per settings, made when first needed."""
         if not references:
             raise InputError(f"{self.family}: no reference given")
-        return [[self._tokens(t) for t in r.texts] for r in references]
+        return _References([r.texts for r in references])
 
     def edits(self, hyp: Words, ref: Words) -> int:
         """Cached :func:`ter_edits`."""
@@ -426,19 +496,37 @@ class TER(StatsFamily):
             found = self._edits[key] = ter_edits(hyp, ref)
         return found
 
-    def segment_stats(self, hypothesis: Side, prepared: list[list[Words]]) -> np.ndarray:
-        """``[fewest edits over references, average reference length]`` per segment."""
+    def segment_stats(self, hypothesis: Side, prepared: _References) -> np.ndarray:
+        """``[fewest edits over references, average reference length]`` per segment (the plain
+        variants' settings: lower-cased unless the experiment is case-sensitive)."""
+        return self.statistics(hypothesis, prepared, self._tokens)
+
+    def statistics(self, hypothesis: Side, prepared: _References, tokens: _Tokens) -> np.ndarray:
+        """:meth:`segment_stats` under the settings of ``tokens``."""
         stats = np.zeros((len(hypothesis.texts), 2), dtype=np.float64)
-        for ref in prepared:
+        for ref in prepared.texts:
             if len(ref) != len(hypothesis.texts):
                 raise InputError(f"{hypothesis.name}: {len(hypothesis.texts)} segments but a reference "
                                  f"has {len(ref)}")
+        words = prepared.words(tokens)
         for i, text in enumerate(hypothesis.texts):
-            hyp = self._tokens(text)
-            refs = [ref[i] for ref in prepared]
+            hyp = tokens(text)
+            refs = [ref[i] for ref in words]
             stats[i, 0] = min(self.edits(hyp, r) for r in refs)
             stats[i, 1] = sum(len(r) for r in refs) / len(refs)
         return stats
+
+    def score(self, hypothesis: Side, prepared: _References, documents: DocumentIndex,
+              variants: Sequence[str]) -> dict[str, ScoreSet]:
+        """Each variant from the statistics of its settings (computed once per settings)."""
+        groups: dict[Settings, list[str]] = {}
+        for variant in variants:
+            groups.setdefault(self.settings_of(variant), []).append(variant)
+        out: dict[str, ScoreSet] = {}
+        for settings, members in groups.items():
+            stats = self.statistics(hypothesis, prepared, self.tokens_for(settings))
+            out.update(scores_from_stats_matrix(self, stats, documents, members))
+        return out
 
     def scores_from_stats(self, stats: np.ndarray, variant: str) -> np.ndarray:
         """100 x edits / reference length (100 when only the reference is empty, 0 when both are)."""
@@ -447,4 +535,17 @@ class TER(StatsFamily):
         with np.errstate(divide="ignore", invalid="ignore"):
             ter = np.where(length > 0, edits / np.where(length > 0, length, 1),
                            np.where(edits > 0, 1.0, 0.0))
-        return 100.0 * ter if variant == "TER" else -100.0 * ter
+        return 100.0 * ter if self.settings(variant)[0] == "TER" else -100.0 * ter
+
+
+@dataclass
+class _References:
+    """A reference set's texts, and their word ids per tokeniser (made when first asked)."""
+
+    texts: list[Sequence[str]]
+    tokenized: dict[Settings, list[list[Words]]] = field(default_factory=dict)
+
+    def words(self, tokens: _Tokens) -> list[list[Words]]:
+        if tokens.settings not in self.tokenized:
+            self.tokenized[tokens.settings] = [[tokens(t) for t in ref] for ref in self.texts]
+        return self.tokenized[tokens.settings]

@@ -105,3 +105,33 @@ def _space_periods_commas(text: str) -> str:
         if first_rule or second_rule:
             parts[k] = f" {parts[k]} "
     return "".join(parts)
+
+
+def regexp_13a(text: str) -> str:
+    r"""The language-dependent rules of mteval-v13a's ``tokenization`` (punctuation and symbols
+    spaced, periods and commas split off unless next to a digit, a dash after a digit split off),
+    then one space between words, as sacreBLEU 2.6.0's ``TokenizerRegexp`` applies them to a line
+    (``tokenizers/tokenizer_re.py``; the rules of :func:`tokenize_13a`, but Python's
+    ``str.split`` and nothing done to escapes or case: callers do that first)."""
+    norm = text.translate(_PUNCT_SPACED)
+    if "." in norm or "," in norm:
+        norm = _PERIOD_COMMA_AFTER_NONDIGIT.sub(r"\1 \2 ", norm)
+        norm = _PERIOD_COMMA_BEFORE_NONDIGIT.sub(r" \1 \2", norm)
+    if "-" in norm:
+        norm = _DASH_AFTER_DIGIT.sub(r"\1 \2 ", norm)
+    return " ".join(norm.split())
+
+
+def regexp_13a_many(lines: Sequence[str]) -> list[list[str]]:
+    """The tokens of :func:`regexp_13a` of every line padded with a space on both sides (sacreBLEU's
+    ``13a`` after its unescaping), each rule applied once to the joined lines, as in
+    :func:`tokenize_13a_many` (Python's ``str.split`` here)."""
+    if not lines:
+        return []
+    joined = _SEPARATOR.join(lines)
+    if joined.count(_SEPARATOR) != len(lines) - 1:
+        return [regexp_13a(f" {line} ").split() for line in lines]
+    norm = f" {joined} ".replace(_SEPARATOR, f" {_SEPARATOR} ")
+    norm = " ".join(_PUNCT_BUT_SPACE.split(norm))  # " \1 ": the split's pieces joined by spaces
+    norm = _DIGIT_DASH.sub(" - ", _space_periods_commas(norm))
+    return [segment.split() for segment in norm.split(_SEPARATOR)]

@@ -40,10 +40,13 @@ if TYPE_CHECKING:
 # of work (segments x targets, summed over units, times the family's relative cost): below that,
 # starting the workers (~1 s of CPU each: spawn and imports) costs more than the work it would share.
 # The cheap families score about 10,000 segment-pairs a second, the others about 1,000 or fewer
-# (measured with bench/bench_cli.py: one cheap family on 10 systems x 1000 segments ran slower in a pool).
+# (measured with bench/bench_cli.py: one cheap family on 10 systems x 1000 segments ran slower in a pool);
+# the edit-count families on rapidfuzz and rouge-score's about 100,000 (issue 35: WER on 10 systems x
+# 10,000 segments took 1.26 s of CPU in one process and 1.78 s with a pool of two; bench_peers_10k.py).
 MIN_POOL_UNITS = 2
 MIN_POOL_WORK = 20_000
-CHEAP_FAMILIES = frozenset({"mteval-v13a", "chrF", "WER-PER", "ROUGE"})
+CHEAP_FAMILIES = frozenset({"mteval-v13a", "sacreBLEU", "chrF", "ROUGE"})
+VERY_CHEAP_FAMILIES = frozenset({"WER-PER", "MER-WIL-WIP", "CER", "rouge-score"})  # a tenth of a cheap pair
 EXPENSIVE = 10  # the relative cost of every other family (TER, GTM, METEOR, the syntactic ones)
 
 Scores = list[dict[str, ScoreSet]]  # per target of a part: variant -> scores
@@ -79,7 +82,10 @@ class Unit:
 
 
 def weighted(family: str, pairs: int) -> int:
-    """``pairs`` segment-pairs of a family, weighted by its relative cost (:data:`EXPENSIVE`)."""
+    """``pairs`` segment-pairs of a family, weighted by its relative cost (:data:`EXPENSIVE`; a very
+    cheap family's pairs count a tenth, at least one)."""
+    if family in VERY_CHEAP_FAMILIES:
+        return max(1, pairs // EXPENSIVE)
     return pairs if family in CHEAP_FAMILIES else EXPENSIVE * pairs
 
 
