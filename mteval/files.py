@@ -14,11 +14,13 @@ and goes on unserialised.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import logging
 import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 
 from mteval.errors import CacheError
@@ -86,3 +88,14 @@ def _acquire(fd: int, path: Path, waiting: str) -> None:
         return
     LOG.warning(waiting.replace("{holder}", holder))
     fcntl.flock(fd, fcntl.LOCK_EX)
+
+
+@lru_cache(maxsize=256)
+def content_digest(path: str, size: int, mtime: float) -> str:
+    """SHA-256 (hex) of a file's content, read in 1 MiB blocks; cached per (path, size, mtime), which
+    the caller takes from one ``stat`` (model files: the annotation identity)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

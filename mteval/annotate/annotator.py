@@ -10,8 +10,12 @@ The API every syntactic metric and the pipeline code against::
 
 Texts are cleaned first (:mod:`mteval.annotate.textprep`: control characters removed, whitespace
 flattened so a segment is one sentence, at most 250 words and 5,000 characters); equal cleaned
-texts are parsed once. Each distinct text is parsed on its own (``stanza_adapter.PARSE_SCHEME``),
-so its annotation never depends on what else is parsed with it, the batch size or the workers.
+texts are parsed once. Each distinct text is parsed on its own (``stanza_adapter.PARSE_SCHEME``;
+only the tokenizer and the taggers, whose outputs are labels, see several at once:
+``stanza_adapter.TAG_BATCH``), so its annotation never depends on what else is parsed with it, the
+batch size or the workers.
+``device`` (``auto``, ``cpu``, ``cuda[:N]``: :func:`stanza_adapter.resolve_device`) is where Stanza
+runs; a GPU's parses have their own identity.
 Empty texts give an empty Sentence without calling the parser. Stanza is loaded only when some
 text is not in the cache, so a warm re-run never imports torch.
 
@@ -44,7 +48,9 @@ from mteval.annotate.stanza_adapter import (
     ModelChoice,
     StanzaParser,
     available_processors,
+    check_device,
     model_identity,
+    on_device,
     require_stanza,
     resolve_models,
 )
@@ -58,23 +64,33 @@ BATCH_SIZE = 500  # segments per parse call and per cache shard
 AUTO_WORKERS = 4
 AUTO_PARALLEL_MIN = 200
 REMOTE_BATCHES_PER_SLOT = 4  # with a remote engine: batches per parallel slot (a lost worker costs little)
-# texts parsed between two moves of the parse bar, here and per piece sent to a local worker (each
-# text is parsed alone, so the step changes no parse; the cache's shards stay BATCH_SIZE texts)
-PROGRESS_STEP = 8
+# texts per parse call, here and per piece sent to a local worker, and between two moves of the parse
+# bar (every 2-3 s on one CPU worker): large enough for the batched taggers (stanza_adapter.TAG_BATCH),
+# whose results do not depend on the step (bench_parse_batch.py, 600 segments: 1.62x the per-segment
+# rate with 64, 1.65x with 256; the cache's shards stay BATCH_SIZE texts)
+PROGRESS_STEP = 64
 
 
 def identity_of(language: str = "en", model_paths: dict[str, str] | None = None,
-                processors: str | None = None, backend: str | None = None, model: str | None = None) -> str:
+                processors: str | None = None, backend: str | None = None, model: str | None = None,
+                device: str | None = None) -> str:
     """The model identity an :class:`Annotator` with these options has, without creating its cache
     folder or loading a model (iqeval checks score files against it: it only reads)."""
     chosen = select_backend(language, backend or ("stanza" if model_paths else None), model)
     if chosen is not None:
         _stanza_only(chosen, model_paths, processors, None)
+        _cpu_only(chosen, device)
         return chosen.identity()
     require_stanza()
     wanted = available_processors(language, processors or DEFAULT_PROCESSORS, model_paths)
-    return model_identity(resolve_models(language, wanted,
-                                         model_paths))
+    return model_identity(on_device(resolve_models(language, wanted, model_paths), device))
+
+
+def _cpu_only(backend: Backend, device: str | None) -> None:
+    """Check ``device``; say in one log line that this backend parses on the CPU anyway."""
+    if check_device(device or "cpu") != "cpu":
+        LOG.warning("annotation.device %s: the %s backend (%s) parses on the CPU here", device, backend.name,
+                    backend.language)
 
 
 def _stanza_only(backend: Backend, model_paths: dict[str, str] | None, processors: str | None,
@@ -96,7 +112,7 @@ class Annotator:
                  processors: str | None = None, workers: int | None = None,
                  max_words: int = MAX_WORDS, batch_size: int = BATCH_SIZE,
                  remote: RemoteParser | None = None, backend: str | None = None,
-                 model: str | None = None) -> None:
+                 model: str | None = None, device: str | None = None) -> None:
         self.language = language
         self.remote = remote  # parse there (a Dask cluster) instead of in local processes
         self.model_paths = tuple(sorted((k, str(v)) for k, v in (model_paths or {}).items()))
@@ -105,13 +121,18 @@ class Annotator:
         self.choice: ModelChoice | Backend
         if self.backend is not None:
             _stanza_only(self.backend, model_paths, processors, remote)
+            _cpu_only(self.backend, device)
             self.choice = self.backend
             self.processors = self.backend.processors
             self._identity = self.backend.identity()
         else:
             require_stanza()
-            self.choice = resolve_models(language, available_processors(language, processors or DEFAULT_PROCESSORS,
-                                                                        model_paths), model_paths)
+            choice = resolve_models(language, available_processors(language, processors or DEFAULT_PROCESSORS,
+                                                                   model_paths), model_paths)
+            if remote is not None and check_device(device or "cpu") != "cpu":
+                raise ConfigError(f"annotation.device {device}: parsing on a Dask cluster runs on the CPU; "
+                                  f"run without --scheduler or use device: cpu")
+            self.choice = on_device(choice, device)  # before the cache folder: a bad device writes nothing
             self.processors = ",".join(self.choice.processors)
             self._identity = model_identity(self.choice)
         self.cache = AnnotationCache(Path(cache_dir))

@@ -16,14 +16,17 @@ file) and goes into every score signature and every annotation-cache key.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
+import itertools
 import json
 import logging
 import os
+import re
 import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +35,8 @@ from mteval.annotate.chunking import MAX_PARSE_WORDS, MAX_SEGMENT_WORDS, bound
 from mteval.annotate.convert import join_arc_scores, to_sentence
 from mteval.annotate.entity_tagger import EntityTagger
 from mteval.annotate.model import ArcScores, Sentence
-from mteval.errors import ConfigError
+from mteval.errors import ConfigError, quote
+from mteval.files import content_digest
 
 LOG = logging.getLogger(__name__)
 EMBEDDED = {"en": Path(__file__).resolve().parents[1] / "resources" / "models" / "en_ewt"}
@@ -54,6 +58,13 @@ MAX_SEQLEN = 1000  # tokenizer window in characters (Stanza's default 300 turns 
 PARSE_THREADS = 1
 PARSE_SCHEME = f"one-segment-per-call,threads={PARSE_THREADS},chunk={MAX_PARSE_WORDS},max={MAX_SEGMENT_WORDS}"
 TOKENIZE_STAGE = ("tokenize", "mwt")
+# Batched tokenizing and tagging (issue 32): up to TAG_BATCH segments go through one tokenizer call
+# (as paragraphs), and up to TAG_BATCH one-sentence segments, sorted by length, through one call of
+# the taggers (pos, lemma, a Stanza ner): their outputs are discrete labels. The parser keeps one
+# sentence per batch (depparse_batch_size 1): its float scores change with the batch's shape even
+# for two copies of one sentence (measured: 40 of 40 arc-score arrays differ), so it is never
+# batched. Measured byte-identical CoNLL-U and arc scores: docs/annotation.md.
+TAG_BATCH = 128
 WORDS_CUT = "words_cut"  # CoNLL-U comment: syntactic words dropped after MAX_SEGMENT_WORDS
 
 
@@ -66,6 +77,8 @@ class ModelChoice:
     processors: tuple[str, ...]
     directory: Path
     paths: Mapping[str, str] = field(default_factory=dict)  # processor -> model file
+    device: str = "cpu"  # torch device the models run on: cpu or cuda:N (see resolve_device)
+    device_class: str = "cpu"  # cpu, or cuda:<GPU name>: part of the identity on a GPU
 
 
 def stanza_resources_dir() -> Path:
@@ -138,21 +151,11 @@ def stanza_processors(choice: ModelChoice) -> tuple[str, ...]:
     return tuple(p for p in choice.processors if p != "ner" or not uses_entity_tagger(choice))
 
 
-@lru_cache(maxsize=64)
-def _file_digest(path: str, size: int, mtime: float) -> str:
-    """First 16 hex digits of the SHA-256 of a model file (cached per size and mtime)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()[:16]
-
-
 def _digest(path: Path) -> str:
     st = path.stat()
     if not stat.S_ISREG(st.st_mode):  # never opened: a FIFO would block
         raise ConfigError("is not a regular file; a model is a file", path)
-    return _file_digest(str(path), st.st_size, st.st_mtime)
+    return content_digest(str(path), st.st_size, st.st_mtime)[:16]  # first 16 hex digits
 
 
 def _folder_digest(directory: Path, language: str) -> str:
@@ -169,8 +172,60 @@ def model_identity(choice: ModelChoice) -> str:
     files = [f"{p}={_digest(Path(choice.paths[p]))}" for p in choice.processors if p in choice.paths]
     if len(files) < len(choice.processors):  # some models come from Stanza's own folder
         files.insert(0, _folder_digest(choice.directory, choice.language))
+    # a GPU's float results differ from the CPU's in the last bits (arc scores up to 3.8e-6 with the
+    # same trees, issue 32), so a GPU run names its device class; CPU identities are unchanged
+    device = "" if choice.device_class == "cpu" else f"|device:{choice.device_class}"
     return f"stanza{stanza_version()}:{choice.source}|lang:{choice.language}|proc:{','.join(choice.processors)}|" \
-        + ",".join(files) + f"|parse:{PARSE_SCHEME}"
+        + ",".join(files) + f"|parse:{PARSE_SCHEME}" + device
+
+
+DEVICE_CHOICES = "auto, cpu, cuda or cuda:N"
+DEVICE_PATTERN = re.compile(r"auto|cpu|cuda(:\d{1,2})?")
+
+
+def check_device(value: object, what: str = "annotation.device") -> str:
+    """``value`` if it names a device (auto, cpu, cuda, cuda:N); else one line (ConfigError)."""
+    if not isinstance(value, str) or not DEVICE_PATTERN.fullmatch(value):
+        raise ConfigError(f"{what}: expected one of {DEVICE_CHOICES}, got {quote(value)}")
+    return value
+
+
+def resolve_device(requested: str | None, what: str = "annotation.device") -> tuple[str, str]:
+    """``(torch device, device class)`` for a requested device: ``cpu`` (the default) needs no
+    torch; ``auto`` takes GPU 0 only when the CUDA build of torch sees one (and says so in one log
+    line); ``cuda[:N]`` without a CUDA build or that GPU is one line (ConfigError)."""
+    wanted = check_device(requested or "cpu", what)
+    if wanted == "cpu":
+        return "cpu", "cpu"
+    import torch  # noqa: PLC0415 - only when a GPU may be used
+
+    build, count = torch.version.cuda, torch.cuda.device_count() if torch.version.cuda else 0
+    if wanted == "auto":
+        if not count:
+            return "cpu", "cpu"
+        wanted = "cuda:0"
+    index = int(wanted.partition(":")[2] or 0)
+    if build is None:
+        raise ConfigError(f"{what} {wanted}: this torch {torch.__version__} is a CPU build; install a CUDA "
+                          f"build of torch or use device: cpu")
+    if index >= count:
+        raise ConfigError(f"{what} {wanted}: torch (CUDA {build}) sees {count} GPU(s); use device: cpu or auto")
+    name = torch.cuda.get_device_name(index)
+    if requested == "auto":
+        _say_gpu(index, name)
+    return f"cuda:{index}", f"cuda:{name}"
+
+
+@cache
+def _say_gpu(index: int, name: str) -> None:
+    """The one log line of ``device: auto`` finding a GPU (once per process)."""
+    LOG.warning("annotation.device auto: parsing on GPU cuda:%d (%s)", index, name)
+
+
+def on_device(choice: ModelChoice, requested: str | None) -> ModelChoice:
+    """``choice`` with the requested device resolved (see :func:`resolve_device`)."""
+    device, device_class = resolve_device(requested)
+    return replace(choice, device=device, device_class=device_class)
 
 
 def _load_pipeline(choice: ModelChoice) -> Any:
@@ -186,7 +241,7 @@ def _load_pipeline(choice: ModelChoice) -> Any:
     return stanza.Pipeline(lang=choice.language, processors=",".join(processors),
                            dir=str(choice.directory), download_method=None, logging_level="ERROR",
                            tokenize_no_ssplit=True, tokenize_max_seqlen=MAX_SEQLEN,
-                           allow_unknown_language=True, **kwargs)
+                           allow_unknown_language=True, device=choice.device, **kwargs)
 
 
 def set_threads(n: int) -> None:
@@ -211,10 +266,15 @@ def _recorder(pipeline: Any) -> ArcRecorder | None:
 
 class StanzaParser:
     """A loaded Stanza pipeline that parses each text as exactly one :class:`Sentence`
-    (named entities from mteval's own tagger when the NER model is an ``.npz``)."""
+    (named entities from mteval's own tagger when the NER model is an ``.npz``).
 
-    def __init__(self, choice: ModelChoice) -> None:
+    ``batch`` (default :data:`TAG_BATCH`) segments share one call of the tokenizer and of the
+    taggers (POS, lemma, NER) while the parser still takes one sentence per batch (see :data:`TAG_BATCH`); 1 parses each
+    segment in its own pipeline call throughout. Both give the same bytes."""
+
+    def __init__(self, choice: ModelChoice, batch: int | None = None) -> None:
         self.choice = choice
+        self.batch = TAG_BATCH if batch is None else max(1, batch)
         set_threads(PARSE_THREADS)
         self.pipeline = _load_pipeline(choice)
         self.recorder = _recorder(self.pipeline)
@@ -226,9 +286,70 @@ class StanzaParser:
     def parse(self, texts: Sequence[str]) -> list[tuple[Sentence, ArcScores | None]]:
         """Parse non-empty, whitespace-flattened texts; one (sentence, arc scores) per text.
 
-        Each text is parsed on its own (see ``PARSE_SCHEME``), so its result is the same
-        whatever else is in ``texts``."""
-        return [self.parse_one(t) for t in texts]
+        Each text's result is the same whatever else is in ``texts`` (see ``PARSE_SCHEME`` and
+        :data:`TAG_BATCH`)."""
+        if self.batch < 2 or len(texts) < 2 or not self._rest or self.recorder is None:
+            return [self.parse_one(t) for t in texts]
+        out: dict[int, tuple[Sentence, ArcScores | None]] = {}
+        single: list[tuple[int, list[dict[str, Any]]]] = []
+        for i, sentences in enumerate(self._tokenize(texts)):
+            if len(sentences) == 1 and bound(sentences)[0] is None:
+                single.append((i, sentences[0]))
+            else:  # several sentences or over-long: parsed alone, as before
+                out[i] = self.parse_one(texts[i])
+        single.sort(key=lambda item: len(item[1]))  # neighbours of similar length
+        for start in range(0, len(single), self.batch):
+            out.update(self._parse_group(texts, single[start: start + self.batch]))
+        return [out[i] for i in range(len(texts))]
+
+    def _tokenize(self, texts: Sequence[str]) -> list[list[list[dict[str, Any]]]]:
+        """Each text's tokenized sentences (Stanza's dicts), up to ``batch`` texts per tokenizer
+        call as paragraphs of one document, the character offsets then made the text's own: the
+        tokenizer's outputs are labels (token and word boundaries, the same as one text per call)."""
+        from stanza.models.common.doc import Document  # noqa: PLC0415
+
+        out: list[list[list[dict[str, Any]]]] = []
+        for first in range(0, len(texts), self.batch):
+            part = texts[first: first + self.batch]
+            starts = list(itertools.accumulate((len(t) + 2 for t in part[:-1]), initial=0))
+            per_text: list[list[list[dict[str, Any]]]] = [[] for _ in part]
+            if not any("\n" in t for t in part):  # flattened: each text is one paragraph
+                doc = self.pipeline(Document([], text="\n\n".join(part)), processors=self._first)
+                for sentence in doc.sentences:
+                    index = bisect.bisect_right(starts, sentence.tokens[0].start_char) - 1
+                    if sentence.tokens[-1].end_char > starts[index] + len(part[index]):
+                        break  # a sentence across two texts: tokenize them one by one
+                    per_text[index].append(_shifted(sentence.to_dict(), starts[index]))
+                else:
+                    out += per_text
+                    continue
+            out += [self.pipeline(Document([], text=t), processors=self._first).to_dict() for t in part]
+        return out
+
+    def _parse_group(self, texts: Sequence[str], group: list[tuple[int, list[dict[str, Any]]]]
+                     ) -> dict[int, tuple[Sentence, ArcScores | None]]:
+        """Tag one group of one-sentence segments together, parse each sentence alone.
+
+        The parser's scores are recorded under the word forms it saw, which it normalises (``!!!``
+        as ``!``); normalising twice changes nothing, so when the group's sentences left as many
+        records as they are, a record under a sentence's own forms is that sentence's. Sentences
+        without one (or every sentence, when two records merged) are parsed alone, as before."""
+        from stanza.models.common.doc import Document  # noqa: PLC0415
+
+        assert self.recorder is not None
+        doc = self.pipeline(Document([tokens for _, tokens in group], text="\n\n".join(texts[i] for i, _ in group)),
+                            processors=self._rest)
+        keys = [tuple(w.text for w in s.words) for s in doc.sentences]
+        recorded = dict(self.recorder.scores) if len(set(keys)) == len(keys) == len(self.recorder.scores) else {}
+        self.recorder.clear()
+        out: dict[int, tuple[Sentence, ArcScores | None]] = {}
+        for (i, _), sent, key in zip(group, doc.sentences, keys, strict=True):
+            if key not in recorded:
+                out[i] = self.parse_one(texts[i])
+                continue
+            sentence = to_sentence(texts[i], [sent])
+            out[i] = (self.entity_tagger.tag(sentence) if self.entity_tagger else sentence, recorded[key])
+        return out
 
     def parse_one(self, text: str) -> tuple[Sentence, ArcScores | None]:
         """Tokenize, split over-long sentences into chunks, tag and parse one text."""
@@ -258,6 +379,20 @@ class StanzaParser:
         if any(p is None for p in parts):
             return None
         return join_arc_scores([p for p in parts if p is not None])
+
+
+SEPARATOR_MISC = "SpacesAfter=\\n\\n"  # Stanza's note after a paragraph's last token ...
+END_MISC = "SpaceAfter=No"  # ... and after the last token of a text tokenized alone
+
+
+def _shifted(entries: list[dict[str, Any]], offset: int) -> list[dict[str, Any]]:
+    """Tokenized entries as if their text had been tokenized alone: character offsets moved back by
+    ``offset``, the paragraph separator noted in the MISC column as the end of the text."""
+    out = [{**e, **{k: e[k] - offset for k in ("start_char", "end_char") if k in e}} for e in entries]
+    for entry in out:
+        if "misc" in entry:
+            entry["misc"] = "|".join(END_MISC if m == SEPARATOR_MISC else m for m in entry["misc"].split("|"))
+    return out
 
 
 def download(language: str, processors: str | None = None, model_dir: str | Path | None = None) -> Path:

@@ -8,6 +8,7 @@ Examples::
     iqsetup -remake configs/example.yaml    # recompute everything
     iqsetup -j 2 configs/example.yaml       # two worker processes (default: one per core)
     iqsetup --scheduler tcp://head:8786 configs/example.yaml   # on a Dask cluster
+    iqsetup --device cuda configs/example.yaml   # parse with Stanza on the GPU (docs/annotation.md)
     IQsetup configs/IQsetup.config configs/IQeval.config   # the manual's form: also write IQeval.config
 
 IQeval.config (the second file) names the experiment (setup=) and holds IQeval's predefined sets:
@@ -32,6 +33,7 @@ from pathlib import Path
 from mteval.cli.common import finish_parser, run_command
 from mteval.errors import ConfigError, quote
 from mteval.pipeline import legacy_eval_config
+from mteval.pipeline.annotation import with_device
 from mteval.pipeline.config import MAX_JOBS, load
 from mteval.pipeline.setup import run_setup
 from mteval.pipeline.texts import load_texts
@@ -56,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="compute on a Dask cluster: a scheduler address (tcp://host:8786), a scheduler file "
                         "(.json), or 'local' for a local cluster of -j workers (default: the experiment's "
                         "engine: {dask: ...}; needs pip install 'mteval[dask]'); the files are the same")
+    parser.add_argument("--device", metavar="DEVICE",
+                        help="where Stanza parses: auto (a GPU if the CUDA build of torch sees one), cpu, cuda or "
+                        "cuda:N (default: the experiment's annotation: {device: ...}, else cpu); a GPU's parses "
+                        "are cached apart from the CPU's (docs/annotation.md)")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="no progress messages or bars (bars show only on a terminal anyway)")
     return finish_parser(parser)
@@ -68,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     def body() -> int:
         started = time.perf_counter()
         jobs = _jobs(args.jobs)
-        experiment = load(args.config)
+        experiment = with_device(load(args.config), _device(args.device))
         kept = _check_eval_config(args)  # before computing: refuse a file iqsetup did not write
         if kept:
             experiment = legacy_eval_config.with_user_sets(experiment, kept, Path(args.eval_config))
@@ -108,6 +114,15 @@ def _jobs(value: str | None) -> int | None:
     if not 1 <= jobs <= MAX_JOBS:
         raise ConfigError(f"option -j: expected an integer from 1 to {MAX_JOBS}, got {quote(value)}")
     return jobs
+
+
+def _device(value: str | None) -> str | None:
+    """The --device value, checked (one line and exit 2 otherwise)."""
+    if value is None:
+        return None
+    from mteval.annotate.stanza_adapter import check_device
+
+    return check_device(value, "option --device")
 
 
 def _check_eval_config(args: argparse.Namespace) -> str | None:

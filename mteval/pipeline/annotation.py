@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from mteval.annotate.remote import RemoteParser
 
 # experiment keys under 'annotation:' (passed to mteval.annotate.annotator.Annotator)
-ANNOTATION_KEYS = {"cache", "model_paths", "processors", "workers", "max_words", "batch_size", "backend", "model"}
+ANNOTATION_KEYS = {"cache", "model_paths", "processors", "workers", "max_words", "batch_size", "backend", "model",
+                   "device"}
 
 
 class AnnotationProvider:
@@ -61,7 +62,8 @@ class AnnotationProvider:
 
         options = self.experiment.annotation
         return str(identity_of(self.experiment.language, options.get("model_paths"),
-                               options.get("processors"), options.get("backend"), options.get("model")))
+                               options.get("processors"), options.get("backend"), options.get("model"),
+                               options.get("device")))
 
     def sentences(self, name: str, with_scores: bool = False) -> list[Any]:
         """Annotated sentences of one text (with parser arc scores when asked); every distinct
@@ -77,3 +79,23 @@ class AnnotationProvider:
             self._scores.update(zip(missing, self.annotator.arc_scores(missing), strict=True))
         return [dataclasses.replace(sent, scores=self._scores[s]) for sent, s in zip(out, self.texts[name],
                                                                                     strict=True)]
+
+
+def with_device(experiment: Experiment, device: str | None) -> Experiment:
+    """``experiment`` with ``annotation.device`` set to ``device`` (``iqsetup --device``; None: as
+    configured), checked now (a GPU asked for but absent is one line before anything is written)."""
+    if device is not None:
+        experiment = dataclasses.replace(experiment, annotation={**experiment.annotation, "device": device})
+    options = experiment.annotation
+    wanted = options.get("device")
+    if wanted is None or wanted in ("cpu", "auto"):  # auto falls back to the CPU: nothing can fail
+        return experiment
+    from mteval.annotate.backends import select
+    from mteval.annotate.stanza_adapter import check_device, resolve_device
+
+    what = "option --device" if device is not None else "annotation.device"
+    check_device(wanted, what)
+    if select(experiment.language, options.get("backend") or ("stanza" if options.get("model_paths") else None),
+              options.get("model")) is None:  # Stanza (other backends say they run on the CPU)
+        resolve_device(wanted, what)  # imports torch: only when a GPU is asked for
+    return experiment

@@ -405,6 +405,8 @@ def _annotation(data: dict, path: Path) -> dict[str, Any]:
             _integer(options[key], low, high, f"annotation.{key}", path, line_of(value, key) or line)
     if "processors" in options:
         _processors(options["processors"], path, line_of(value, "processors") or line)
+    if "device" in options:
+        _device(options["device"], path, line_of(value, "device") or line)
     for key in ("backend", "model"):
         if key in options:
             options[key] = _backend_option(key, options[key], path, line_of(value, key) or line)
@@ -413,6 +415,15 @@ def _annotation(data: dict, path: Path) -> dict[str, Any]:
     if "model_paths" in options:
         options["model_paths"] = _model_paths(options["model_paths"], path, line_of(value, "model_paths") or line)
     return options
+
+
+def _device(value: Any, path: Path, line: int | None) -> None:
+    """``annotation.device``: auto, cpu, cuda or cuda:N (whether a GPU is there is checked when the
+    annotation starts, before anything is written)."""
+    from mteval.annotate.stanza_adapter import DEVICE_CHOICES, DEVICE_PATTERN
+
+    if not isinstance(value, str) or not DEVICE_PATTERN.fullmatch(value):
+        raise _err(path, "annotation.device", f"expected one of {DEVICE_CHOICES}, got {quote(value)}", line)
 
 
 def _backend_option(key: str, value: Any, path: Path, line: int | None) -> str:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from mteval.annotate.chunking import MAX_SEGMENT_WORDS
 from mteval.annotate.model import ArcScores, Sentence, Word
+from mteval.files import content_digest
 
 WORDS_CUT = "words_cut"  # the CoNLL-U comment the Stanza path writes too
 # every segment is one pipeline call and one sentence (no sentence splitting), cut after
@@ -19,21 +19,12 @@ WORDS_CUT = "words_cut"  # the CoNLL-U comment the Stanza path writes too
 PARSE_SCHEME = f"one-segment-per-call,one-sentence,max={MAX_SEGMENT_WORDS},xpos=upos-if-none"
 
 
-@lru_cache(maxsize=256)
-def _file_digest(path: str, size: int, mtime: float) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def files_digest(paths: Iterable[Path]) -> str:
     """First 16 hex digits of a SHA-256 over the sorted (name, content digest) of regular files."""
     h = hashlib.sha256()
     for path in sorted(p for p in paths if p.is_file()):
         st = path.stat()
-        h.update(f"{path.name}:{_file_digest(str(path), st.st_size, st.st_mtime)}\n".encode())
+        h.update(f"{path.name}:{content_digest(str(path), st.st_size, st.st_mtime)}\n".encode())
     return h.hexdigest()[:16]
 
 
@@ -42,7 +33,7 @@ def tree_digest(folder: Path) -> str:
     h = hashlib.sha256()
     for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
         st = path.stat()
-        h.update(f"{path.relative_to(folder)}:{_file_digest(str(path), st.st_size, st.st_mtime)}\n".encode())
+        h.update(f"{path.relative_to(folder)}:{content_digest(str(path), st.st_size, st.st_mtime)}\n".encode())
     return h.hexdigest()[:16]
 
 
