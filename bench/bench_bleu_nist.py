@@ -63,7 +63,7 @@ def main() -> int:
     with timer(times, "sacreBLEU BLEU"):
         theirs = sacre(refs, systems)
     worst = max(abs(mine[k]["BLEU"].system - theirs[k][0]) for k in mine)
-    worst_seg = max(max(abs(a - b) for a, b in zip(mine[k]["BLEU"].segments, theirs[k][1])) for k in mine)
+    worst_seg = max(max(abs(a - b) for a, b in zip(mine[k]["BLEU"].segments, theirs[k][1], strict=True)) for k in mine)
     n_pairs = len(mine)
     print(f"{n_pairs} pairs x {len(refs['A'])} segments, system + segment level")
     print(table([["what", "seconds", "per pair"]] + [[k, f"{v:.2f}", f"{v / n_pairs * 1000:.0f} ms"]

@@ -33,4 +33,4 @@ def timer(results: dict[str, float], name: str) -> Iterator[None]:
 
 def table(rows: list[list[str]]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows)
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) for r in rows)

@@ -40,7 +40,7 @@ def _tsv(config: Path, *args: str) -> list[dict[str, str]]:
     result = run("iqeval", "-doOQ", "--tsv", *args, str(config))
     assert result.returncode == 0, result.stderr
     header, *rows = result.stdout.splitlines()
-    return [dict(zip(header.split("\t"), row.split("\t"))) for row in rows]
+    return [dict(zip(header.split("\t"), row.split("\t"), strict=True)) for row in rows]
 
 
 def _setup(config: Path) -> None:
@@ -334,7 +334,7 @@ def test_sgml_escaping_round_trips(text: str, ways: list[int]) -> None:
     """Any text, each character written raw, as an XML entity or as a decimal or hex reference, reads back."""
     named = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"}
     out = []
-    for char, way in zip(text, ways):
+    for char, way in zip(text, ways, strict=False):
         if way == 0 and char not in "&<":
             out.append(char)
         elif way == 1 and char in named:

@@ -138,7 +138,7 @@ def test_zero_values_show_hits_and_trials(experiment: Path) -> None:
     jack = tsv(experiment, "-doJACK", "-G", "seg")
     jack_text = table(iqeval(experiment, "-doJACK", "-G", "seg"), "JACK:")
     assert jack_text[0] == ["SEG", "JACK"] and len(jack_text) == N_SEG + 1
-    for (segment, value), r in zip(jack_text[1:], jack):
+    for (segment, value), r in zip(jack_text[1:], jack, strict=True):
         assert segment == r["segment"]
         assert value == (f"0.0000 (0/{r['trials']})" if r["hits"] == "0" else f"{float(r['score']):.4f}")
     # a KING of 0 (here at system level, in the machine view) has its counts beside it

@@ -38,7 +38,7 @@ _CHRF = CHRF()
 def word_ngrams(text: str) -> tuple[int, tuple[Counter, ...]]:
     """13a tokens' length and 1..4-gram counts of one string (computed once per string)."""
     tokens = _TOK(text.rstrip()).split()
-    return len(tokens), tuple(Counter(zip(*[tokens[i:] for i in range(n)])) for n in range(1, 5))
+    return len(tokens), tuple(Counter(zip(*[tokens[i:] for i in range(n)], strict=False)) for n in range(1, 5))
 
 
 @cache
@@ -52,7 +52,7 @@ def sentence_bleu(hyp: str, ref: str) -> float:
     """sacreBLEU ``sentence_bleu`` (exp smoothing, effective order), on a 0-1 scale."""
     hyp_len, hyp_ngrams = word_ngrams(hyp)
     ref_len, ref_ngrams = word_ngrams(ref)
-    correct = [sum(min(c, r[g]) for g, c in h.items()) for h, r in zip(hyp_ngrams, ref_ngrams)]
+    correct = [sum(min(c, r[g]) for g, c in h.items()) for h, r in zip(hyp_ngrams, ref_ngrams, strict=True)]
     total = [max(0, hyp_len - n) for n in range(4)]
     return BLEU.compute_bleu(correct, total, hyp_len, ref_len, smooth_method="exp",
                              effective_order=True).score / 100
@@ -61,7 +61,7 @@ def sentence_bleu(hyp: str, ref: str) -> float:
 def sentence_chrf(hyp: str, ref: str) -> float:
     """sacreBLEU ``sentence_chrf`` (chrF2, 6 character orders), on a 0-1 scale."""
     stats = []
-    for h, r in zip(char_ngrams(hyp), char_ngrams(ref)):
+    for h, r in zip(char_ngrams(hyp), char_ngrams(ref), strict=True):
         stats += [sum(h.values()), sum(r.values()), sum(min(c, r[g]) for g, c in h.items())]
     return _CHRF._compute_score_from_stats(stats).score / 100
 
@@ -92,10 +92,10 @@ class LexicalScorer:
                 stats = self.ter.segment_stats(Side("h", hyp), self.ter.prepare([Side("r", ref)]))
                 out[k] = self.ter.scores_from_stats(stats, "-TER") / 100
             elif metric in ("P1", "R1"):
-                out[k] = [unigram_pr(h, r)[metric == "R1"] for h, r in zip(hyp, ref)]
+                out[k] = [unigram_pr(h, r)[metric == "R1"] for h, r in zip(hyp, ref, strict=True)]
             else:
                 fn = sentence_bleu if metric == "BLEU" else sentence_chrf
-                out[k] = [fn(h, r) for h, r in zip(hyp, ref)]
+                out[k] = [fn(h, r) for h, r in zip(hyp, ref, strict=True)]
         return out
 
 
@@ -206,7 +206,7 @@ def test_wmt21_ende_qarla_report(ende) -> None:
     j = jack(full)
     expected_jack = jack_literal(full.sys_ref, full.ref_ref, full.sys_sys, [True] * len(greedy.metrics))
     assert (int(j.hits.sum()), int(j.trials.sum())) == expected_jack
-    assert dict(zip(data.systems, map(int, q.hits))) == PINNED_QUEEN_HITS
+    assert dict(zip(data.systems, map(int, q.hits), strict=True)) == PINNED_QUEEN_HITS
     assert kings == PINNED_KING_SEG
     assert tuple((s.metric, s.accepted) for s in greedy.trace) == PINNED_GREEDY
     assert expected_jack == PINNED_JACK

@@ -60,7 +60,7 @@ def test_spa_cases_exercise_exact_ties() -> None:
     """The cases are ones where the tie rule matters: the exact rule gives other values on many."""
     cases = expected()["spa"][:400]
     exact = [w.soft_pairwise_accuracy(matrix(c["human"]), matrix(c["metric"]), ties="exact") for c in cases]
-    differing = sum(e != c["spa"] for e, c in zip(exact, cases))
+    differing = sum(e != c["spa"] for e, c in zip(exact, cases, strict=True))
     assert differing > 100
 
 
@@ -70,7 +70,7 @@ def literal_p_values(scores: np.ndarray, signs: np.ndarray) -> list[float]:
     out = []
     for i, j in itertools.combinations(range(len(x)), 2):
         observed = sum(x[i]) - sum(x[j])
-        null = [sum(Fraction(int(s)) * (a - b) for s, a, b in zip(sign, x[i], x[j])) for sign in signs]
+        null = [sum(Fraction(int(s)) * (a - b) for s, a, b in zip(sign, x[i], x[j], strict=True)) for sign in signs]
         out.append(sum(n >= observed for n in null) / len(signs))
     return out
 

@@ -50,7 +50,7 @@ def ter_stats(count: int) -> np.ndarray:
     """mteval's TER statistics (edits, mean reference length) of A and B, ``(2, 100, 2)``."""
     ter = TER()
     prepared = ter.prepare([Side(f"ref{k}", r) for k, r in enumerate(references(count))])
-    return np.stack([ter.segment_stats(Side(name, hyp), prepared) for name, hyp in zip("ab", systems())])
+    return np.stack([ter.segment_stats(Side(name, hyp), prepared) for name, hyp in zip("ab", systems(), strict=True)])
 
 
 def exact_p_value(stats: np.ndarray) -> float:

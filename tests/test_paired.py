@@ -271,7 +271,7 @@ def test_cluster_invariants(data: tuple[list[float], list[float]], higher: bool,
 
     for group in groups:  # nobody in a cluster is significantly better than one in it
         assert not any(better(i, j) for i in group for j in group)
-    for previous, group in zip(groups, groups[1:]):  # a cluster starts where someone above wins
+    for previous, group in zip(groups, groups[1:], strict=False):  # a cluster starts where someone above wins
         assert any(better(i, group[0]) for i in previous)
 
 

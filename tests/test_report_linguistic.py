@@ -26,7 +26,7 @@ def tree(words: str, ner: str = "") -> Sentence:
     """'the/DET/det/2 cat/NOUN/nsubj/3 sat/VERB/root/0' (form/upos/deprel/head) with optional NER tags."""
     tags = ner.split() or ["O"] * len(words.split())
     out = []
-    for i, (item, tag) in enumerate(zip(words.split(), tags), start=1):
+    for i, (item, tag) in enumerate(zip(words.split(), tags, strict=True), start=1):
         form, upos, deprel, head = item.split("/")
         out.append(Word(i, form, form.lower().rstrip("s"), upos, head=int(head), deprel=deprel, ner=tag))
     return Sentence(tuple(out), " ".join(w.form for w in out))

@@ -170,13 +170,13 @@ def test_sample_campaign_end_to_end() -> None:
     hyps = {s: read(ENDE / "sys" / f"{s}.de") for s in ("Facebook-AI", "UEdin")}
     bleu = registry.create("mteval-v13a")
     assert isinstance(bleu, StatsFamily)
-    prepared = bleu.prepare([Side(r, t) for r, t in zip("ACD", refs)])
+    prepared = bleu.prepare([Side(r, t) for r, t in zip("ACD", refs, strict=True)])
     stats = {s: bleu.segment_stats(Side(s, t), prepared) for s, t in hyps.items()}
     scores = {s: bleu.scores_from_stats(st, "BLEU") for s, st in stats.items()}
     result = pair.pair_analysis("Facebook-AI", "UEdin", hyps["Facebook-AI"], hyps["UEdin"], refs,
                                 read(ENDE / "src.en"), scores["Facebook-AI"], scores["UEdin"], "BLEU")
     system_bleu = {s: float(bleu.scores_from_stats(st.sum(axis=0)[None], "BLEU")[0]) for s, st in stats.items()}
-    for length, (system, st) in zip(result.lengths, stats.items()):
+    for length, (system, st) in zip(result.lengths, stats.items(), strict=True):
         assert (length.hyp_words, length.ref_words) == (st[:, HYP_LEN].sum(), st[:, REF_LEN].sum())
         matched = pair.ngram_matches(pair.tokenize(hyps[system]), [pair.tokenize(r) for r in refs])
         for n in range(1, 5):

@@ -206,7 +206,8 @@ def literal(h: list[float], m: list[float], variant: str, epsilon: float = 0.0) 
 
 def literal_search(h: np.ndarray, m: np.ndarray) -> tuple[float, float]:
     """(best epsilon, best item-averaged acc_eq) by trying every candidate literally."""
-    rows = [(hr[~(np.isnan(hr) | np.isnan(mr))], mr[~(np.isnan(hr) | np.isnan(mr))]) for hr, mr in zip(h.T, m.T)]
+    rows = [(hr[~(np.isnan(hr) | np.isnan(mr))], mr[~(np.isnan(hr) | np.isnan(mr))])
+            for hr, mr in zip(h.T, m.T, strict=True)]
     rows = [(a, b) for a, b in rows if len(a) >= 2]
     diffs = {abs(b[j] - b[i]) for _, b in rows for i, j in itertools.combinations(range(len(b)), 2)}
     candidates = sorted({0.0} | diffs)

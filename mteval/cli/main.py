@@ -189,7 +189,7 @@ def metric_table(width: int = 120) -> list[str]:
     indent = sum(widths) + 2 * len(widths)
     lines = []
     for row in rows:
-        head = "".join(f"{cell:<{w}}  " for cell, w in zip(row, widths))
+        head = "".join(f"{cell:<{w}}  " for cell, w in zip(row, widths, strict=False))
         wrapped = textwrap.wrap(row[4], max(width - indent, 20), break_long_words=False,
                                 break_on_hyphens=False) or [""]
         lines.append((head + wrapped[0]).rstrip())

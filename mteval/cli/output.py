@@ -98,7 +98,8 @@ def _table(header: list[str], rows: list[list[str]], out: TextIO, left: int = 1)
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
 
     def line(cells: Sequence[str]) -> str:
-        return "  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+        pairs = enumerate(zip(cells, widths, strict=True))
+        return "  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in pairs)
 
     top = line(header)
     out.write(top + "\n" + "-" * len(top) + "\n")

@@ -122,7 +122,8 @@ def write_text(campaign: Campaign, scores: dict[str, dict[str, Score]], segments
                 rows += [[*head, metric, str(k), _number(v)] for k, v in enumerate(found.segments, start=1)]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     for row in rows:
-        out.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1] + "\n")
+        cells = zip(row, widths, strict=False)  # the last cell is written as it is
+        out.write("  ".join(cell.ljust(width) for cell, width in cells) + "  " + row[-1] + "\n")
     for metric, found in next(iter(scores.values())).items():
         out.write(f"{metric}|{found.signature}\n")
 

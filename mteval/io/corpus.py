@@ -70,7 +70,7 @@ class Text:
 
     def keys(self) -> list[tuple[str, str]]:
         """``(docid, seg id)`` of every segment (SGML texts only)."""
-        return list(zip(self.documents.doc_ids, self.seg_ids))
+        return list(zip(self.documents.doc_ids, self.seg_ids, strict=True))
 
     @property
     def where(self) -> str:

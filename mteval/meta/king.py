@@ -135,7 +135,8 @@ class KingEvaluator:
         """The state of the set with metric ``index`` added (a triple must pass every metric)."""
         if isinstance(state, tuple):
             return state + (index,)
-        return [(p & passed[index], v & valid[index]) for (p, v), (passed, valid) in zip(state, self.tests)]
+        tests = zip(state, self.tests, strict=True)
+        return [(p & passed[index], v & valid[index]) for (p, v), (passed, valid) in tests]
 
     def king_of_state(self, state: list[tuple[np.ndarray, np.ndarray]] | tuple[int, ...]) -> KingResult:
         """KING of a combined state."""

@@ -103,7 +103,7 @@ def ordered_pairs(k: int) -> tuple[np.ndarray, np.ndarray]:
     pairs = list(permutations(range(k), 2))
     if not pairs:
         return np.zeros(0, np.intp), np.zeros(0, np.intp)
-    first, second = zip(*pairs)
+    first, second = zip(*pairs, strict=True)
     return np.asarray(first, np.intp), np.asarray(second, np.intp)
 
 

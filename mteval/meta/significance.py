@@ -390,7 +390,7 @@ def matrix_statistic(name: str, average_by: str = "none", epsilon: float = 0.0, 
 
     def per_row(h: np.ndarray, m: np.ndarray) -> float:
         """The vector statistic of every row with two or more entries, averaged."""
-        rows = zip(wmt_stats.rows_of(h, average_by), wmt_stats.rows_of(m, average_by))
+        rows = zip(wmt_stats.rows_of(h, average_by), wmt_stats.rows_of(m, average_by), strict=True)
         values = [one(hr[k], mr[k]) for hr, mr in rows for k in [~(np.isnan(hr) | np.isnan(mr))] if k.sum() >= 2]
         return _row_average(np.asarray(values, dtype=np.float64), replace_nans_with_zeros)
     return per_row

@@ -190,7 +190,7 @@ def average_correlation_with_p(statistic: Callable[[np.ndarray, np.ndarray], tup
     ``replace_nans_with_zeros``; rows with < 2 entries skipped; (0, 0, 0) when nothing is left."""
     h, m = rows_of(human, average_by), rows_of(metric, average_by)
     rows = []
-    for hr, mr in zip(h, m):
+    for hr, mr in zip(h, m, strict=True):
         keep = ~(np.isnan(hr) | np.isnan(mr))
         if keep.sum() >= 2:
             ret = statistic(hr[keep], mr[keep])
@@ -276,7 +276,7 @@ def average_correlation(statistic: Callable[[np.ndarray, np.ndarray], float], hu
     """Any vector statistic averaged over rows as ``AverageCorrelation`` does (see :func:`average`)."""
     h, m = rows_of(human, average_by), rows_of(metric, average_by)
     values, sizes = np.empty(len(h)), np.empty(len(h))
-    for r, (hr, mr) in enumerate(zip(h, m)):
+    for r, (hr, mr) in enumerate(zip(h, m, strict=True)):
         keep = ~(np.isnan(hr) | np.isnan(mr))
         sizes[r] = keep.sum()
         values[r] = statistic(hr[keep], mr[keep]) if sizes[r] >= 2 else np.nan
@@ -442,7 +442,7 @@ def mtme_search(flat: Flat, variant: str, sample_rate: float = 1.0, seed: int = 
     value = {r: num[r] / p.pairs[r] for r in sorted(present)}
     total, n_rows = sum(value[r] for r in present), len(present)
     thresholds, taus = [0.0], [total / n_rows]
-    for r, diff, delta in zip(p.row, p.diff, p.delta):
+    for r, diff, delta in zip(p.row, p.diff, p.delta, strict=True):
         total -= value[r]
         num[r] += step * delta
         value[r] = num[r] / p.pairs[r]

@@ -153,7 +153,7 @@ def _cells(ref: list[str], hyp: list[str], chunk: Chunk) -> list[tuple[str, str,
     if kind == "delete":
         return [(word, "*", "D") for word in ref[r1:r2]]
     marker = " " if kind == "equal" else "S"
-    return list(zip(ref[r1:r2], hyp[h1:h2], [marker] * (r2 - r1)))
+    return list(zip(ref[r1:r2], hyp[h1:h2], [marker] * (r2 - r1), strict=True))
 
 
 def _block(ref: list[str], hyp: list[str], chunks: list[Chunk], spaced: bool, line_width: int | None) -> str:

@@ -138,5 +138,5 @@ class Dependency(OverlapFamily):
                 "HWC_c": self.bags(head_word_chains(cats, paths)),
                 "HWC_r": self.bags(head_word_chains(rels, paths)),
                 "Ol": self.bags(levels),
-                "Oc": self.bags(zip(cats[1:], forms[1:])),
+                "Oc": self.bags(zip(cats[1:], forms[1:], strict=True)),
                 "Or": self.counted_bags(relation_words(rels, forms, kids))}

@@ -56,4 +56,4 @@ class NamedEntities(OverlapFamily):
         """Typed bags: words by entity type (``Oe``), entity word sequences by type (``Me``)."""
         forms = [self.norm(w.form) for w in sentence.words]
         spans = ((e.type, tuple(forms[i - 1] for i in e.word_ids())) for e in entities(sentence))
-        return {"Oe": self.bags(zip(entity_of_word(sentence), forms)), "Me": self.bags(spans)}
+        return {"Oe": self.bags(zip(entity_of_word(sentence), forms, strict=True)), "Me": self.bags(spans)}

@@ -162,7 +162,7 @@ def best_counts(hyp: Typed, refs: Sequence[Typed]) -> Counts:
     best: Counts = {}
     for t in types:
         size = hyp.sizes.get(t, 0)
-        pairs = [(h.get(t, 0), size + ref.sizes.get(t, 0) - h.get(t, 0)) for h, ref in zip(hits, refs)]
+        pairs = [(h.get(t, 0), size + ref.sizes.get(t, 0) - h.get(t, 0)) for h, ref in zip(hits, refs, strict=True)]
         pair = max(pairs, key=_rank) if pairs else (0, size)
         if pair[1]:
             best[t] = pair
@@ -276,7 +276,7 @@ class OverlapFamily(MetricFamily):
             raise MtevalError(f"{hypothesis.name}: {len(sentences)} segments, references have {len(prepared)}")
         groups = tuple(groups)
         out = []
-        for sentence, refs in zip(sentences, prepared):
+        for sentence, refs in zip(sentences, prepared, strict=True):
             hyp = self.cached_features(sentence)
             out.append({g: best_counts(hyp.get(g, NO_ITEMS), [r.get(g, NO_ITEMS) for r in refs]) for g in groups})
         return out

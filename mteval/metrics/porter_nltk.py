@@ -44,7 +44,7 @@ def consonants(word: str) -> list[bool]:
 def measure(stem: str) -> int:
     """Porter's m: the number of vowel-consonant transitions of ``[C](VC){m}[V]``."""
     flags = consonants(stem)
-    return sum(1 for a, b in zip(flags, flags[1:]) if not a and b)
+    return sum(1 for a, b in zip(flags, flags[1:], strict=False) if not a and b)
 
 
 def _has_vowel(stem: str) -> bool:

@@ -87,10 +87,10 @@ class ShallowSyntax(OverlapFamily):
         """Word forms typed by XPOS (``Op``), UPOS (``Opu``), chunk type (``Oc``) and IOB label (``Oiob``)."""
         forms = [self.norm(w.form) for w in sentence.words]
         by_chunk = [(c.type, forms[i - 1]) for c in chunks(sentence) for i in c.words]
-        return {"Op": self.bags((w.xpos, f) for w, f in zip(sentence.words, forms)),
-                "Opu": self.bags((w.upos, f) for w, f in zip(sentence.words, forms)),
+        return {"Op": self.bags((w.xpos, f) for w, f in zip(sentence.words, forms, strict=True)),
+                "Opu": self.bags((w.upos, f) for w, f in zip(sentence.words, forms, strict=True)),
                 "Oc": self.bags(by_chunk),
-                "Oiob": self.bags(zip(self.sequences(sentence)["iob"], forms))}
+                "Oiob": self.bags(zip(self.sequences(sentence)["iob"], forms, strict=True))}
 
     def sequences(self, sentence: Sentence) -> dict[str, tuple[str, ...]]:
         """The token sequence of every NIST layer (lemmas, XPOS, chunk types, IOB labels), once per sentence."""

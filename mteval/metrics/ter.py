@@ -193,7 +193,8 @@ class BeamEditDistance:
                 ops.append(delete)
             word = hyp[i - 1]
             add_cost, add_op = cost.append, ops.append
-            for r, best, up in zip(ref[first - 1:hi - 1], prev[first - 1 + o:hi - 1 + o], prev[first + o:hi + o]):
+            cells = zip(ref[first - 1:hi - 1], prev[first - 1 + o:hi - 1 + o], prev[first + o:hi + o], strict=False)
+            for r, best, up in cells:
                 if word == r:  # ties: match/substitution, then deletion, then insertion
                     op = nop
                 else:
@@ -244,9 +245,9 @@ def _offsets(row: Row, base: Row) -> tuple[int, int] | None:
     if cost == other:
         return 0, 0
     if max(cost) >= _INF or max(other) >= _INF:
-        if any((x >= _INF) != (y >= _INF) for x, y in zip(cost, other)):
+        if any((x >= _INF) != (y >= _INF) for x, y in zip(cost, other, strict=True)):
             return None
-        diffs = [x - y for x, y in zip(cost, other) if x < _INF]
+        diffs = [x - y for x, y in zip(cost, other, strict=True) if x < _INF]
         return (min(diffs), max(diffs)) if diffs else None
     diffs = list(map(operator.sub, cost, other))
     return min(diffs), max(diffs)

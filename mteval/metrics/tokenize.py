@@ -48,13 +48,19 @@ def tokenize_13a(text: str, case_sensitive: bool = True) -> tuple[str, ...]:
     norm = f" {norm} "
     if not case_sensitive:
         norm = norm.translate(_ASCII_LOWER)
+    return perl_split(_spaced_13a(norm))
+
+
+def _spaced_13a(norm: str) -> str:
+    """mteval-v13a's language-dependent rules: punctuation and symbols spaced, periods and commas
+    split off unless next to a digit, a dash after a digit split off."""
     norm = norm.translate(_PUNCT_SPACED)
     if "." in norm or "," in norm:
         norm = _PERIOD_COMMA_AFTER_NONDIGIT.sub(r"\1 \2 ", norm)
         norm = _PERIOD_COMMA_BEFORE_NONDIGIT.sub(r" \1 \2", norm)
     if "-" in norm:
         norm = _DASH_AFTER_DIGIT.sub(r"\1 \2 ", norm)
-    return perl_split(norm)
+    return norm
 
 
 _SEPARATOR = "\n"  # between the segments of a batch (a batch with a segment that holds one is tokenised singly)
@@ -113,13 +119,7 @@ def regexp_13a(text: str) -> str:
     then one space between words, as sacreBLEU 2.6.0's ``TokenizerRegexp`` applies them to a line
     (``tokenizers/tokenizer_re.py``; the rules of :func:`tokenize_13a`, but Python's
     ``str.split`` and nothing done to escapes or case: callers do that first)."""
-    norm = text.translate(_PUNCT_SPACED)
-    if "." in norm or "," in norm:
-        norm = _PERIOD_COMMA_AFTER_NONDIGIT.sub(r"\1 \2 ", norm)
-        norm = _PERIOD_COMMA_BEFORE_NONDIGIT.sub(r" \1 \2", norm)
-    if "-" in norm:
-        norm = _DASH_AFTER_DIGIT.sub(r"\1 \2 ", norm)
-    return " ".join(norm.split())
+    return " ".join(_spaced_13a(text).split())
 
 
 def regexp_13a_many(lines: Sequence[str]) -> list[list[str]]:

@@ -151,14 +151,14 @@ def agreements(scores: SystemScores, human_system: dict[str, float]) -> list[Agr
     if len(judged) < 2:
         return []
     human = np.array([human_system[s] for s in judged])
-    human_ranks = ranks_of(dict(zip(judged, human)))
+    human_ranks = ranks_of(dict(zip(judged, human, strict=True)))
     out = []
     for k, metric in enumerate(scores.metrics):
         values = np.array([scores.system[k, scores.systems.index(s)] for s in judged])
         if np.isnan(values).any():
             continue
         oriented = values if higher_is_better(metric) else -values
-        ranks = ranks_of(dict(zip(judged, oriented)))
+        ranks = ranks_of(dict(zip(judged, oriented, strict=True)))
         worst = max(judged, key=lambda s: abs(ranks[s] - human_ranks[s]))
         out.append(Agreement(metric, pairwise_accuracy(human, oriented), kendall(human, oriented, "b"), ranks, worst))
     return out

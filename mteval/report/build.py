@@ -149,7 +149,7 @@ def _drill_metric(chosen: str | None, metrics: tuple[str, ...], complete: tuple[
             raise ConfigError(f"--drill-metric {quote(chosen)} is not among the report's metrics: "
                               + ", ".join(metrics))
         return chosen
-    return next((m for m, ok in zip(metrics, complete) if ok), None)
+    return next((m for m, ok in zip(metrics, complete, strict=True) if ok), None)
 
 
 def _shown_options(options: Options, metric: str | None) -> dict[str, str]:

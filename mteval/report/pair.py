@@ -149,7 +149,7 @@ def bucket_labels(cutoffs: Sequence[int]) -> tuple[str, ...]:
     """Labels of the integer buckets that ``cutoffs`` delimit: ``<c0`` (``0`` when c0 is 1),
     ``a-b`` or ``a``, ..., ``cN+``."""
     labels = ["0" if cutoffs[0] == 1 else f"<{cutoffs[0]}"]
-    for low, high in zip(cutoffs, cutoffs[1:]):
+    for low, high in zip(cutoffs, cutoffs[1:], strict=False):
         labels.append(str(low) if high - 1 == low else f"{low}-{high - 1}")
     return (*labels, f"{cutoffs[-1]}+")
 
@@ -213,7 +213,7 @@ def word_accuracy(system: str, hyps: Sequence[Tokens], refs: Sequence[Sequence[T
                 hyp_n[of(word)] += c
                 matched[of(word)] += min(c, ref_counts.get(word, 0))
     rows = [WordBucket(label, int(r), int(h), int(m), *_prf(int(m), int(r), int(h)))
-            for label, r, h, m in zip(bucket_labels(cutoffs), ref_n, hyp_n, matched)]
+            for label, r, h, m in zip(bucket_labels(cutoffs), ref_n, hyp_n, matched, strict=True)]
     return WordAccuracy(system, tuple(rows))
 
 

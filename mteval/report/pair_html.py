@@ -49,7 +49,7 @@ def bar_chart(categories: Sequence[str], series: Series, xlabel: str, title: str
         pos = y + 0.4 - height * (j + 0.5)
         vals = [np.nan if v is None else float(v) for v in values]
         ax.barh(pos, np.nan_to_num(vals), height=height * 0.92, color=PALETTE[j % len(PALETTE)], label=name)
-        for p, v in zip(pos, vals):
+        for p, v in zip(pos, vals, strict=True):
             ax.text((0.0 if math.isnan(v) else v) + 0.01 * span, p, "-" if math.isnan(v) else f"{v:.{digits}f}",
                     va="center", ha="left", fontsize=VALUE_SIZE)
     ax.set_yticks(y, list(categories), fontsize=TEXT_SIZE)
@@ -96,7 +96,8 @@ def _word_accuracy(analysis: PairAnalysis) -> str:
                                               for c in ("words", "recall", "precision", "F"))]
     rows = [[f"<th>{escape(wa.bucket)}</th>", _i(wa.ref_words),
              *_word_cells(wa.hyp_words, wa.recall, wa.precision, wa.f_measure),
-             *_word_cells(wb.hyp_words, wb.recall, wb.precision, wb.f_measure)] for wa, wb in zip(a.buckets, b.buckets)]
+             *_word_cells(wb.hyp_words, wb.recall, wb.precision, wb.f_measure)]
+            for wa, wb in zip(a.buckets, b.buckets, strict=True)]
     return (f"<details open><summary>Word accuracy by frequency (in {escape(analysis.frequency_source)})</summary>"
             '<p class="note">Each reference word in the bucket of its frequency, each hypothesis word in its own; '
             "matches clipped per segment; recall = matches / reference words, precision = matches / hypothesis "

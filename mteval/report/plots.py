@@ -146,7 +146,8 @@ def king_trace(sizes: Sequence[int], kings: Sequence[float], accepted: Sequence[
     for k in range(len(kings)):
         ax.plot(steps[k], kings[k], "o", color=PALETTE[2] if accepted[k] else "white",
                 markeredgecolor=PALETTE[2] if accepted[k] else PALETTE[3], markersize=6)
-    ax.set_xticks(steps, [f"{m} ({n})" for m, n in zip(metrics, sizes)], rotation=60, ha="right", fontsize=7)
+    labels = [f"{m} ({n})" for m, n in zip(metrics, sizes, strict=True)]
+    ax.set_xticks(steps, labels, rotation=60, ha="right", fontsize=7)
     ax.set_title("Greedy KING optimisation: each metric tried", fontsize=9)
     ax.set_xlabel("metric tried (candidate set size)")
     ax.set_ylabel("KING of the candidate set")

@@ -94,7 +94,7 @@ def annotate_drill(experiment: Experiment, drilled: Drilled) -> tuple[Drilled, s
         found = parses.get([t for s in segments for t in s.texts])
     except MtevalError as exc:
         return drilled, f"dependency chains skipped: {exc.format()}"
-    pairs = iter(zip(found[0::2], found[1::2]))
+    pairs = iter(zip(found[0::2], found[1::2], strict=True))
     out = {system: [dataclasses.replace(s, notes=tuple(notes(*next(pairs), experiment.case_sensitive)))
                     for s in group] for system, group in drilled.items()}
     return out, ""

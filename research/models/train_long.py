@@ -202,7 +202,7 @@ def append_curve(path: Path, row: dict[str, Any], metrics: list[str]) -> None:
 def read_curve(path: Path) -> list[dict[str, str]]:
     lines = path.read_text(encoding="utf-8").splitlines()
     names = lines[0].split("\t")
-    return [dict(zip(names, line.split("\t"))) for line in lines[1:] if line]
+    return [dict(zip(names, line.split("\t"), strict=False)) for line in lines[1:] if line]
 
 
 def sha256(path: Path) -> str:
