@@ -283,3 +283,18 @@ def test_nist_on_a_subset_is_mteval_run_on_those_lines(tmp_path: Path) -> None:
     assert {r["aggregate"] for r in compared.values()} == {"recompute"} == {r["aggregate"] for r in scored.values()}
     for system in SYSTEMS:
         assert float(compared[system]["score"]) == pytest.approx(float(scored[system]["score"]), rel=1e-12)
+
+
+def test_a_parametric_metric_without_statistics_is_not_recomputed_with_defaults(tmp_path: Path) -> None:
+    """chrF(whitespace=yes)'s statistics are not chrF's: a file without them is an error naming it
+    (run iqsetup again), never statistics recomputed under the family's default settings."""
+    metric = "chrF(whitespace=yes)"
+    config = ende_config(tmp_path, metrics=[metric], systems={s: str(ENDE / "sys" / f"{s}.de") for s in SYSTEMS})
+    assert run("iqsetup", "-q", str(config)).returncode == 0
+    cache = ScoreCache(tmp_path / "cache")
+    kept = cache.read("UEdin", REFSET, metric)[1]
+    plain = ScoreSet(kept.scores.system, kept.scores.documents, kept.scores.segments)  # no statistics
+    cache.save("UEdin", REFSET, metric, plain, ("UNKNOWN_DOC",) * 100, kept.signature, kept.inputs)
+    out = run("iqeval", "-compare", *FAST, "--tsv", str(config))
+    assert out.returncode == 2 and "recomputed" not in out.stderr, out.stderr
+    assert "UEdin" in out.stderr and len(out.stderr.strip().splitlines()) == 1

@@ -61,7 +61,7 @@ from mteval.meta.paired import (
     paired_bootstrap,
     paired_randomization,
 )
-from mteval.metrics import registry
+from mteval.metrics import parameters, registry
 from mteval.metrics.base import RECOMPUTE, STATS, MetricFamily, Side, StatsFamily
 from mteval.pipeline.config import Experiment
 from mteval.pipeline.evaluate import Selection, SubsetTexts, check_statistics, higher_is_better, level_records
@@ -163,10 +163,14 @@ def _family(metric: str, experiment: Experiment) -> MetricFamily | None:
         return None
 
 
-def _recomputed(family: StatsFamily, texts: Any, sel: Selection, rows: np.ndarray) -> list[np.ndarray] | None:
-    """Per-system statistics recomputed from the texts (None when the family needs annotation or
-    a selected reference is not a text, e.g. a hybridized reference set)."""
+def _recomputed(family: StatsFamily, metric: str, texts: Any, sel: Selection,
+                rows: np.ndarray) -> list[np.ndarray] | None:
+    """Per-system statistics recomputed from the texts (None when the family needs annotation, a
+    selected reference is not a text, e.g. a hybridized reference set, or the metric is a parametric
+    name: ``segment_stats`` computes a family's default settings, not ``chrF(whitespace=yes)``'s)."""
     if family.needs_annotation or any(r not in texts.references for r in sel.references):
+        return None
+    if parameters.split(registry.canonical(metric)) is not None:
         return None
     prepared = family.prepare([Side(r, texts.references[r].segments) for r in sel.references])
     return [family.segment_stats(Side(s, texts.systems[s].segments), prepared)[rows] for s in sel.systems]
@@ -183,7 +187,7 @@ def _cached_statistics(metric: str, family: StatsFamily, cache: ScoreCache, sel:
         try:
             check_statistics(family, metric, "sys", path, score_file)
         except CacheError:
-            again = _recomputed(family, texts, sel, rows)
+            again = _recomputed(family, metric, texts, sel, rows)
             if again is None:
                 raise
             LOG.warning("%s: a score file has no usable statistics (%s); recomputed them from the texts "
