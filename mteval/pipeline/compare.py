@@ -199,9 +199,10 @@ def _cached_statistics(metric: str, family: StatsFamily, cache: ScoreCache, sel:
 
 
 def statistics_for(metric: str, experiment: Experiment, cache: ScoreCache, sel: Selection,
-                   texts: Any) -> tuple[MetricInput, str]:
-    """The engine's input for one metric on the selected systems and segments, and its rule:
-    ``stats`` (summed statistics, a family whose system score is computed so) or ``mean``."""
+                   texts: Any) -> tuple[MetricInput, str, np.ndarray | None]:
+    """The engine's input for one metric on the selected systems and segments, its rule (``stats``:
+    summed statistics, a family whose system score is computed so; ``recompute``; or ``mean``) and,
+    for ``mean``, the system scores as reported (:func:`_segments_and_reported`; None otherwise)."""
     rows = np.asarray(sel.segments, dtype=np.intp) - 1
     direction = higher_is_better(metric)
     family = _family(metric, experiment)
@@ -211,12 +212,28 @@ def statistics_for(metric: str, experiment: Experiment, cache: ScoreCache, sel: 
             subset = SubsetTexts.of(experiment, texts)  # as -doOQ -T: the lines are the test set
             stats = np.stack([subset.statistics(family.family, system, tuple(sel.references), rows)
                               for system in sel.systems])
-            return MetricInput(stats, score, direction), RECOMPUTE
+            return MetricInput(stats, score, direction), RECOMPUTE, None
         stats = np.stack(_cached_statistics(metric, family, cache, sel, texts, rows))
-        return MetricInput(stats, score, direction), STATS
+        return MetricInput(stats, score, direction), STATS, None
+    segments, reported = _segments_and_reported(metric, cache, sel, texts, rows)
+    return MetricInput.from_segments(segments, direction), MEAN, reported
+
+
+def _segments_and_reported(metric: str, cache: ScoreCache, sel: Selection, texts: Any,
+                           rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A ``mean`` metric's selected segment scores per system and its system scores as ``iqeval
+    -doOQ -G sys`` reports them (the stored system score, or with -T the metric's own subset rule:
+    ROUGE's bootstrap, a user's file's system score), which may differ from the mean of the segment
+    scores that the resamples compute; each file read once."""
     refset, n_segments = refset_name(sel.references), len(texts)
-    segments = np.stack([cache.load(s, refset, metric, n_segments).segments[rows] for s in sel.systems])
-    return MetricInput.from_segments(segments, direction), MEAN
+    level = dataclasses.replace(sel, level="sys")
+    segments, reported = [], []
+    for system in sel.systems:
+        found = cache.read(system, refset, metric, n_segments)
+        segments.append(found[1].scores.segments[rows])
+        reported.append(level_records(found, {"target": system, "refset": refset, "metric": metric}, level,
+                                      texts.documents)[0]["score"])
+    return np.stack(segments), np.asarray(reported, dtype=np.float64)
 
 
 # ---- the comparison ----
@@ -235,19 +252,8 @@ def check_selection(experiment: Experiment, sel: Selection, baseline: str | None
         raise ConfigError("-compare needs at least one metric (-M)")
 
 
-def system_scores(metric: str, cache: ScoreCache, sel: Selection, texts: Any) -> np.ndarray:
-    """The selected systems' scores as ``iqeval -doOQ -G sys`` reports them: the stored system
-    score, or with -T the metric's own subset rule (ROUGE's bootstrap, a user's file's system
-    score), which may differ from the mean of the segment scores that a ``mean`` metric resamples."""
-    refset, n_segments = refset_name(sel.references), len(texts)
-    level = dataclasses.replace(sel, level="sys")
-    return np.array([level_records(cache.read(s, refset, metric, n_segments),
-                                   {"target": s, "refset": refset, "metric": metric}, level,
-                                   texts.documents)[0]["score"] for s in sel.systems], dtype=np.float64)
-
-
 def _as_reported(comparison: Comparison | None, reported: np.ndarray) -> Comparison | None:
-    """A ``mean`` metric's test with the reported system scores (:func:`system_scores`) shown
+    """A ``mean`` metric's test with the reported system scores (:func:`_segments_and_reported`) shown
     and ranked, its bootstrap mean and interval shifted by the same amount (as
     ``mteval.meta.significance.system_level_ci`` centres its intervals); differences and
     p-values stay those of the segment means, which the resamples compute."""
@@ -267,10 +273,10 @@ def compare_systems(experiment: Experiment, cache: ScoreCache, sel: Selection, t
     A metric whose inputs cannot be read is an error, or, with ``skip``, handed to it and left out."""
     options = options or Options()
     check_selection(experiment, sel, options.baseline)
-    inputs, rules = {}, {}
+    inputs, rules, reported = {}, {}, {}
     for metric in sel.metrics:
         try:
-            inputs[metric], rules[metric] = statistics_for(metric, experiment, cache, sel, texts)
+            inputs[metric], rules[metric], reported[metric] = statistics_for(metric, experiment, cache, sel, texts)
         except CacheError as exc:
             if skip is None:
                 raise
@@ -283,7 +289,7 @@ def compare_systems(experiment: Experiment, cache: ScoreCache, sel: Selection, t
                                options.count_ties) if options.runs_ar else {})
     out = []
     for m in inputs:
-        shown = system_scores(m, cache, sel, texts) if rules[m] == MEAN else None
+        shown = reported[m]
         out.append(MetricComparison(m, rules[m], bs.get(m) if shown is None else _as_reported(bs.get(m), shown),
                                     ar.get(m) if shown is None else _as_reported(ar.get(m), shown)))
     return out
