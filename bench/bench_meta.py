@@ -29,13 +29,13 @@ sys.path.insert(0, str(ROOT / "tests"))
 from test_meta_lexical import ENDE, METRICS, LexicalScorer, with_sys_sys, wmt21_ende  # noqa: E402
 from test_meta_literal import greedy_literal, queen_all  # noqa: E402
 
-from mteval.meta.assessments import Assessments, read_assessments  # noqa: E402
-from mteval.meta.jack import jack  # noqa: E402
-from mteval.meta.king import king  # noqa: E402
-from mteval.meta.optimize import greedy_king  # noqa: E402
-from mteval.meta.qarla import QarlaData, aggregate, queen, ratio  # noqa: E402
+from mteval.evaluate.correlate import correlation_records, segment_points, system_points  # noqa: E402
+from mteval.io.assessments import Assessments, read_assessments  # noqa: E402
+from mteval.meta.qarla.jack import jack  # noqa: E402
+from mteval.meta.qarla.king import king  # noqa: E402
+from mteval.meta.qarla.optimize import greedy_king  # noqa: E402
+from mteval.meta.qarla.queen import QarlaData, aggregate, queen, ratio  # noqa: E402
 from mteval.metrics.base import ScoreSet  # noqa: E402
-from mteval.pipeline.correlate import correlation_records, segment_points, system_points  # noqa: E402
 
 DATA = ENDE.parent
 

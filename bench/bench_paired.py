@@ -2,7 +2,7 @@
 
 WMT21 ru-en (../shared), 10 systems x 1000 segments, reference A, BLEU + chrF + TER:
 
-* paired bootstrap, 1000 resamples: ``mteval.meta.paired.paired_bootstrap`` (every pair of systems,
+* paired bootstrap, 1000 resamples: ``mteval.meta.stats.paired.paired_bootstrap`` (every pair of systems,
   45: the bootstrap scores each system once, pairs cost little) beside
   ``sacrebleu A.en -i SYS... -m bleu chrf ter --paired-bs`` (the 9 pairs with its baseline, the
   first system);
@@ -44,7 +44,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import WMT21_RUEN, lines, table  # noqa: E402
 
-from mteval.meta.paired import MetricInput, paired_bootstrap, paired_randomization  # noqa: E402
+from mteval.meta.stats.paired import MetricInput, paired_bootstrap, paired_randomization  # noqa: E402
 from mteval.metrics.base import Side, StatsFamily  # noqa: E402
 from mteval.metrics.bleu_nist import BleuNist  # noqa: E402
 from mteval.metrics.chrf import ChrF  # noqa: E402

@@ -179,7 +179,7 @@ def tuning_table(family, refs: list[Side], systems: dict[str, Side], da, limit: 
     """EDPM §6 on DA: feature sets E (P/R of dlh, dl, lh, dh), N (1g, 2g), B (brevity), tuned for
     weighted (reference length) correlation with per-source-segment mean-removed z, two folds of
     documents; mean test-fold r per condition."""
-    from mteval.meta.weight_tuning import compare_feature_sets, split_documents
+    from mteval.meta.learn.weight_tuning import compare_feature_sets, split_documents
 
     with open(WMT21_RUEN / "docids.tsv", encoding="utf-8") as f:
         docs = {int(r["line"]): r["docid"] for r in csv.DictReader(f, delimiter="\t")}

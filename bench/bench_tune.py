@@ -25,12 +25,12 @@ from collections.abc import Callable  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from mteval.meta.greedy_ridge import greedy_ridge_learner  # noqa: E402
-from mteval.meta.judged import Judged  # noqa: E402
-from mteval.meta.linear_metric import LinearMetric  # noqa: E402
-from mteval.meta.nested_cv import nested_cv, ridge_learner  # noqa: E402
-from mteval.meta.tune_report import build_report  # noqa: E402
-from mteval.meta.ulc import ulc_learner  # noqa: E402
+from mteval.meta.learn.greedy_ridge import greedy_ridge_learner  # noqa: E402
+from mteval.meta.learn.linear_metric import LinearMetric  # noqa: E402
+from mteval.meta.learn.nested_cv import nested_cv, ridge_learner  # noqa: E402
+from mteval.meta.learn.tune_report import build_report  # noqa: E402
+from mteval.meta.learn.ulc import ulc_learner  # noqa: E402
+from mteval.meta.stats.judged import Judged  # noqa: E402
 
 N_LINES, N_SYS, N_MET, LINES_PER_DOC = 2000, 10, 30, 10
 TARGET_S = 60.0

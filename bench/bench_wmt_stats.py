@@ -1,4 +1,4 @@
-"""Benchmark of the WMT24 meta-evaluation statistics (``make bench``), mteval.meta.wmt_stats.
+"""Benchmark of the WMT24 meta-evaluation statistics (``make bench``), mteval.meta.stats.wmt_stats.
 
 WMT24's two statistics per metric (mt-metrics-eval ``tasks.WMT24``): soft pairwise accuracy at
 system level (1,000 permutations per system pair) and tie-calibrated acc_eq at segment level
@@ -20,7 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mteval.meta import wmt_stats  # noqa: E402
+from mteval.meta.stats import wmt_stats  # noqa: E402
 
 N_SYS, N_SEG, N_MET, N_BOOT, N_PERM = 10, 1000, 30, 1000, 1000
 TARGET_S = 30.0

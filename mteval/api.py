@@ -8,11 +8,11 @@ the code iqsetup and iqeval run, never from a second implementation:
 - :func:`score` and :func:`score_systems` (and ``mteval score``, through :func:`scored`) build an
   in-memory experiment over the given texts -- lists of strings, or files given as
   :class:`pathlib.Path` and read as iqsetup reads them -- compute it with
-  :func:`mteval.pipeline.setup.run_setup` into a score cache (``cache=``: kept and reused while
+  :func:`mteval.setup.run.run_setup` into a score cache (``cache=``: kept and reused while
   current, as iqsetup's; else a temporary folder removed afterwards) and read the files back
   through the verified cache, so a score is the one ``iqeval -doOQ`` shows for the same texts;
 - :func:`load` gives a :class:`Campaign`: an experiment file's records (iqeval's ``--json`` rows)
-  read through :func:`mteval.pipeline.verify.open_cache`; :func:`to_dataframe` makes a pandas
+  read through :func:`mteval.setup.verify.open_cache`; :func:`to_dataframe` makes a pandas
   DataFrame of them when pandas is installed.
 
 Bad input raises :class:`mteval.errors.MtevalError` (the one-line message the commands print).
@@ -20,10 +20,9 @@ Bad input raises :class:`mteval.errors.MtevalError` (the one-line message the co
 
 from __future__ import annotations
 
-import argparse
 import os
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,19 +30,16 @@ from typing import Any
 
 from mteval import names, user_cache
 from mteval.errors import ConfigError, InputError, MtevalError, quote
+from mteval.evaluate.campaign import Campaign, Score
+from mteval.experiment.config import LANGUAGE_CODE
+from mteval.experiment.sets import split_names
+from mteval.experiment.spec import Experiment, TextSpec
+from mteval.experiment.texts import LoadedTexts
 from mteval.io.align import align_texts, model_of
 from mteval.io.corpus import Text
 from mteval.io.plain import check_characters, plain_text
 from mteval.io.readers import read_text
 from mteval.metrics import registry
-from mteval.pipeline.config import LANGUAGE_CODE, Experiment, TextSpec
-from mteval.pipeline.evaluate import Selection, SubsetTexts, outside_qarla, select, selected_files
-from mteval.pipeline.expected import StaleFile
-from mteval.pipeline.sets import split_names
-from mteval.pipeline.setup import SetupReport, run_setup
-from mteval.pipeline.texts import LoadedTexts
-from mteval.pipeline.verify import open_cache, verifier_of
-from mteval.store.cache import ScoreCache, refset_name
 
 __all__ = ["Campaign", "MissingDependency", "Score", "load", "score", "score_systems", "scored", "split_metrics",
            "to_dataframe"]
@@ -59,151 +55,9 @@ class MissingDependency(MtevalError, ImportError):
     """An optional package a function needs is not installed."""
 
 
-@dataclass(frozen=True, repr=False)
-class Score:
-    """One metric's scores of one system: ``score`` is the corpus (system) score iqeval shows (the
-    family's own system rule: summed statistics for BLEU, chrF, TER...), ``segments`` its segment
-    scores (NaN: none for that segment), ``signature`` what computed it (``nrefs:N|`` and the
-    settings stored in the score file), ``higher_is_better`` its direction."""
-
-    metric: str
-    score: float
-    segments: list[float]
-    signature: str
-    higher_is_better: bool
-
-    def __str__(self) -> str:
-        return f"{self.metric} = {self.score:.4f}"
-
-    def __repr__(self) -> str:  # the segments counted, not listed (thousands in a notebook)
-        return (f"Score(metric={self.metric!r}, score={self.score!r}, segments=[{len(self.segments)} scores], "
-                f"signature={self.signature!r}, higher_is_better={self.higher_is_better!r})")
-
-
-class Campaign:
-    """An experiment and its texts; its cached scores, correlations and comparisons as records.
-
-    Selections (``metrics``, ``systems``, ``references``) take a set name or comma-separated
-    names, as iqeval's -M -S -R, or a list of names; ``segments`` a set name, a range string such
-    as ``"1-3,10"`` (iqeval -T) or a list of 1-based numbers. Every read is verified: a score file
-    that the current texts and settings did not produce raises one error naming it."""
-
-    def __init__(self, experiment: Experiment, texts: LoadedTexts, labels: Mapping[str, str] | None = None) -> None:
-        self.experiment = experiment
-        self.texts = texts
-        self.labels = dict(labels or {})  # text name -> what the caller called it (texts given to scored)
-        self._cache: ScoreCache | None = None
-
-    def __repr__(self) -> str:
-        return (f"Campaign({self.experiment.name!r}: {len(self.systems)} systems, {len(self.references)} "
-                f"references, {len(self.texts)} segments, cache {str(self.experiment.cache)!r})")
-
-    @property
-    def systems(self) -> tuple[str, ...]:
-        return self.experiment.system_names
-
-    @property
-    def references(self) -> tuple[str, ...]:
-        return self.experiment.reference_names
-
-    @property
-    def metrics(self) -> tuple[str, ...]:
-        """The experiment's metrics (learned ones last)."""
-        return self.experiment.metrics + self.experiment.learned_names
-
-    @property
-    def cache(self) -> ScoreCache:
-        """The experiment's score cache, every read checked (:func:`~mteval.pipeline.verify.open_cache`)."""
-        if self._cache is None:
-            self._cache = open_cache(self.experiment, self.texts)
-        return self._cache
-
-    def label(self, name: str) -> str:
-        """What the caller called a text (its key or file), else its name."""
-        return self.labels.get(name, name)
-
-    def compute(self, *, jobs: int | None = None, remake: bool = False,
-                targets: Sequence[str] | None = None) -> SetupReport:
-        """What ``iqsetup`` does: compute every missing or stale score file (``targets``: of these
-        texts only; ``jobs``: worker processes, None = the experiment's ``engine:``, else one per core)."""
-        from mteval.pipeline.legacy_eval_config import computable
-
-        report = run_setup(computable(self.experiment), self.texts, remake=remake, jobs=jobs,
-                           targets=None if targets is None else tuple(targets))
-        self._cache = None  # read afresh
-        return report
-
-    def selection(self, level: str = "sys", metrics: Names = None, systems: Names = None, references: Names = None,
-                  segments: str | Sequence[int] | None = None, with_references: bool = False) -> Selection:
-        """What iqeval's -G -M -S -R -T -doref select (checked: an unknown name is one error)."""
-        chosen = segments if segments is None or isinstance(segments, str) else ",".join(map(str, segments))
-        return select(self.experiment, self.cache, len(self.texts), _joined(metrics), _joined(systems),
-                      _joined(references), chosen, level, with_references)
-
-    def scores(self, level: str = "sys", *, metrics: Names = None, systems: Names = None, references: Names = None,
-               segments: str | Sequence[int] | None = None, with_references: bool = False) -> list[Record]:
-        """``iqeval -doOQ``'s records at ``level`` (sys, doc or seg): target, refset, metric, level,
-        doc, segment, score (and ``aggregate``: the rule of a sys or doc score)."""
-        sel = self.selection(level, metrics, systems, references, segments, with_references)
-        return self._records(sel, lambda: outside_qarla(self.cache, sel, self.texts.documents,
-                                                        SubsetTexts.of(self.experiment, self.texts)))
-
-    def score(self, metric: str, system: str, references: Names = None) -> Score:
-        """One metric's :class:`Score` of one system (against all references by default)."""
-        sel = self.selection("sys", [metric], [system], references)
-        refset = refset_name(sel.references)
-        try:
-            _, found = self.cache.read(sel.systems[0], refset, sel.metrics[0], len(self.texts))
-        except StaleFile as stale:
-            raise verifier_of(self.cache).summary(stale, selected_files(sel)) from None
-        return Score(metric, float(found.scores.system), [float(v) for v in found.scores.segments],
-                     f"nrefs:{len(sel.references)}|{found.signature}", _higher_is_better(sel.metrics[0]))
-
-    def correlations(self, assessments: str | os.PathLike, level: str = "sys", *, metrics: Names = None,
-                     systems: Names = None, references: Names = None, segments: str | Sequence[int] | None = None,
-                     **options: Any) -> list[Record]:
-        """``iqeval -assessments FILE``'s records (``options``: its options by their Python names,
-        e.g. ``corr=["pearson", "kendall"]``, ``average="item"``, ``significance=True``, ``seed=1``)."""
-        from mteval.pipeline import correlate
-
-        args = _iqeval_options(correlate.add_arguments, options, assessments=os.fspath(assessments))
-        sel = self.selection(level, metrics, systems, references, segments)
-        action = correlate.ACTIONS["assessments"]
-        return self._records(sel, lambda: action(args, self.experiment, self.cache, sel, self.texts))
-
-    def compare(self, *, metrics: Names = None, systems: Names = None, references: Names = None,
-                segments: str | Sequence[int] | None = None, baseline: str | None = None,
-                **options: Any) -> list[Record]:
-        """``iqeval -compare [-baseline SYS]``'s records: paired significance between systems
-        (``options``: :class:`mteval.pipeline.compare.Options`' fields, e.g. ``resamples=1000``)."""
-        from mteval.pipeline import compare
-
-        settings = compare.Options(baseline=baseline, **options)
-        sel = self.selection("sys", metrics, systems, references, segments)
-
-        def run() -> list[Record]:
-            results = compare.compare_systems(self.experiment, self.cache, sel, self.texts, settings)
-            return compare.comparison_records(results, settings, refset_name(sel.references), len(sel.segments))
-
-        return self._records(sel, run)
-
-    def _records(self, sel: Selection, make: Callable[[], list[Record]]) -> list[Record]:
-        """The records ``make`` gives, without the text views' private keys; a stale file read on
-        the way is refused in one error naming every stale file of the selection (as iqeval)."""
-        try:
-            records = make()
-        except StaleFile as stale:
-            raise verifier_of(self.cache).summary(stale, selected_files(sel)) from None
-        return [{k: v for k, v in r.items() if not k.startswith("_")} for r in records]
-
-
 def load(config: str | os.PathLike) -> Campaign:
     """The experiment of a YAML or legacy config file (as iqsetup and iqeval read it) and its texts."""
-    from mteval.pipeline.config import load as load_experiment
-    from mteval.pipeline.texts import load_texts
-
-    experiment = load_experiment(Path(config))
-    return Campaign(experiment, load_texts(experiment))
+    return Campaign.open(config)
 
 
 def score(metric: str, hypotheses: Source, references: Source | Sequence[Source], *, case: str | None = None,
@@ -375,37 +229,3 @@ def _parse_cache() -> dict[str, Any]:
     or beside the temporary scores when it is disabled."""
     folder = user_cache.cache_dir()
     return {} if folder is None else {"cache": folder / "annotation"}
-
-
-def _higher_is_better(metric: str) -> bool:
-    """A metric's direction, as iqeval's (:func:`mteval.pipeline.evaluate.higher_is_better`), from
-    its own family only (that one loads every family); a user's own metric counts as a similarity."""
-    try:
-        family = registry.create(registry.family_of(metric))
-    except ConfigError:
-        return True
-    return family.info(registry.canonical(metric)).higher_is_better
-
-
-def _joined(value: Names) -> str | None:
-    """A selection as iqeval's option value: a list joined with commas (names keep their own)."""
-    if value is None or isinstance(value, str):
-        return value
-    return ",".join(value)
-
-
-def _iqeval_options(add: Callable[[argparse.ArgumentParser], None], given: Mapping[str, Any],
-                    **fixed: Any) -> argparse.Namespace:
-    """iqeval's options as ``add`` registers them, at their defaults, with ``given`` ones set
-    (a list given for ``corr`` joined); an unknown option is a TypeError, as for any function."""
-    parser = argparse.ArgumentParser(add_help=False)
-    add(parser)
-    args = parser.parse_args([])
-    for key, value in given.items():
-        if key not in vars(args) or key in fixed:
-            known = ", ".join(sorted(k for k in vars(args) if k not in fixed))
-            raise TypeError(f"unknown option {key!r}; known: {known}")
-        setattr(args, key, value if key != "corr" or isinstance(value, str) else ",".join(value))
-    for key, value in fixed.items():
-        setattr(args, key, value)
-    return args

@@ -249,9 +249,9 @@ LEARNERS = {  # name -> (method, objective, select, greedy); "ridge" is the stud
 
 def judged_points(out: Path, name: str, features: Sequence[str]):  # type: ignore[no-untyped-def]
     """The judged points of an experiment with ``features`` (as ``mteval tune`` builds them) and chrF."""
-    from mteval.pipeline.config import load
-    from mteval.pipeline.texts import load_texts
-    from mteval.pipeline.tuning import _judged, document_labels
+    from mteval.evaluate.tuning import _judged, document_labels
+    from mteval.experiment.loading import load
+    from mteval.experiment.texts import load_texts
     from mteval.store.cache import ScoreCache
 
     folder = out / f"wmt21-{name}"
@@ -274,7 +274,7 @@ def columns(data, keep: Sequence[str]):  # type: ignore[no-untyped-def]
 
 def compare(label: str, data, a, b, by_documents: bool, n: int) -> dict[str, object]:  # type: ignore[no-untyped-def]
     """A - B on the points (tau_b within lines, segment r, system r) with paired bootstrap CIs."""
-    from mteval.meta.tune_stats import paired_differences
+    from mteval.meta.learn.tune_stats import paired_differences
     units = data.documents if by_documents else None
     diff = paired_differences(data.human, a, b, data.items, data.systems, units=units, n=n)
     row: dict[str, object] = {"comparison": label, "resample": "documents" if by_documents else "lines"}
@@ -287,9 +287,9 @@ def ablation(out: Path, name: str, metrics: Sequence[str], folds: int = 5, n: in
              ) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
     """Every learner on all metrics and on the lexical ones (same points, same document folds):
     test-fold statistics, and differences (full - chrF, full - lexical, lexical - chrF) with CIs."""
-    from mteval.meta.nested_cv import nested_cv
-    from mteval.meta.tune_stats import statistics
-    from mteval.pipeline.tuning import TuneOptions, learner_of
+    from mteval.evaluate.tuning import TuneOptions, learner_of
+    from mteval.meta.learn.nested_cv import nested_cv
+    from mteval.meta.learn.tune_stats import statistics
 
     data, chrf = judged_points(out, name, metrics)
     sets = {"all": list(metrics), "lexical": [m for m in metrics if family(m) == "lexical"]}
@@ -322,8 +322,8 @@ def family_gains(out: Path, name: str, metrics: Sequence[str], folds: int = 5, n
                  ) -> list[dict[str, object]]:
     """What each syntactic family adds: the primary ridge on lexical + that family vs lexical only
     (same points and folds), and on all metrics but that family vs all; test-fold tau_b differences."""
-    from mteval.meta.nested_cv import nested_cv
-    from mteval.pipeline.tuning import TuneOptions, learner_of
+    from mteval.evaluate.tuning import TuneOptions, learner_of
+    from mteval.meta.learn.nested_cv import nested_cv
 
     data, _ = judged_points(out, name, metrics)
     lexical = [m for m in metrics if family(m) == "lexical"]
@@ -350,8 +350,8 @@ def family_gains(out: Path, name: str, metrics: Sequence[str], folds: int = 5, n
 def fold_seeds(out: Path, name: str, metrics: Sequence[str], folds: int = 5, seeds: Sequence[int] = (1, 2, 3, 4),
                n: int = 1000, learners: Sequence[str] = ("ridge", "ulc-greedy")) -> list[dict[str, object]]:
     """Learners under other fold assignments (seed 0 is the main run): all - chrF and all - lexical."""
-    from mteval.meta.nested_cv import nested_cv
-    from mteval.pipeline.tuning import TuneOptions, learner_of
+    from mteval.evaluate.tuning import TuneOptions, learner_of
+    from mteval.meta.learn.nested_cv import nested_cv
 
     data, chrf = judged_points(out, name, metrics)
     lexical = [m for m in metrics if family(m) == "lexical"]
@@ -377,7 +377,7 @@ def parse_effect(out: Path, baseline: Path, name: str, metrics: Sequence[str], n
     judged points: both statistics and the paired bootstrap difference (new - old, lines resampled)."""
     import numpy as np
 
-    from mteval.meta.tune_stats import statistics
+    from mteval.meta.learn.tune_stats import statistics
 
     syntactic = [m for m in metrics if family(m) != "lexical"]
     new, _ = judged_points(out, name, syntactic)

@@ -13,8 +13,8 @@ from mteval.annotate import backends
 from mteval.annotate.backends.common import bio_tags, one_best_scores
 from mteval.annotate.model import Sentence, Word
 from mteval.errors import ConfigError
+from mteval.experiment.loading import load as load_experiment
 from mteval.metrics.matrix_tree import expected_arcs
-from mteval.pipeline.config import load as load_experiment
 from tests.helpers import run
 
 

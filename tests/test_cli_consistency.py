@@ -21,8 +21,8 @@ from mteval.cli import iqeval, iqsetup
 from mteval.cli import main as mteval_main
 from mteval.cli.common import is_single_dash_long
 from mteval.errors import ConfigError
-from mteval.pipeline.config import load
-from mteval.pipeline.sets import resolve
+from mteval.experiment.loading import load
+from mteval.experiment.sets import resolve
 
 SYSTEMS = ("Facebook-AI", "UEdin", "Online-W")  # ende_config's systems, in its order
 

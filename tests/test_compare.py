@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from helpers import ENDE, ende_config, run
 
-from mteval.meta.clusters import adjust, adjust_pairwise
-from mteval.meta.paired import Comparison, MetricInput, paired_bootstrap, paired_randomization
+from mteval.meta.stats.clusters import adjust, adjust_pairwise
+from mteval.meta.stats.paired import Comparison, MetricInput, paired_bootstrap, paired_randomization
 from mteval.metrics import registry
 from mteval.scores import ScoreSet
 from mteval.store.cache import ScoreCache

@@ -18,9 +18,9 @@ from test_bad_input import assert_user_error
 
 from mteval import names
 from mteval.errors import ConfigError
-from mteval.pipeline import config as config_module
-from mteval.pipeline.config import load
-from mteval.pipeline.trial import with_trial_system
+from mteval.evaluate.trial import with_trial_system
+from mteval.experiment import config as config_module
+from mteval.experiment.loading import load
 from mteval.store.iqxml import parse
 
 REF_A = json.dumps(str(ENDE / "refs" / "A.de"))

@@ -194,7 +194,7 @@ def test_a_missing_scheduler_file_is_one_line(tmp_path: Path) -> None:
 def test_a_task_raising_oserror_is_that_error_not_a_lost_scheduler(tmp_path: Path) -> None:
     """An error raised by a task (here ``FileNotFoundError``, an ``OSError``) is the task's, with
     its own message; only a failed talk with the cluster means the scheduler is lost."""
-    from mteval.pipeline.dask_engine import DaskEngine
+    from mteval.setup.dask_engine import DaskEngine
 
     missing = str(tmp_path / "no such file")
     with DaskEngine("local", jobs=1) as engine, pytest.raises(FileNotFoundError, match="no such file"):

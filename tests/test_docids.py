@@ -16,9 +16,9 @@ from helpers import ENDE, ROOT, RUEN, ende_config, run
 from test_bad_input import assert_user_error
 
 from mteval.errors import ConfigError
-from mteval.pipeline.config import load
-from mteval.pipeline.texts import load_texts
-from mteval.pipeline.tuning import document_folds
+from mteval.evaluate.tuning import document_folds
+from mteval.experiment.loading import load
+from mteval.experiment.texts import load_texts
 
 SYSTEMS = ("AFRL", "Online-B")
 IDS = [row[1] for row in csv.reader(io.StringIO((RUEN / "docids.tsv").read_text(encoding="utf-8")),

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from mteval.annotate.model import parse_conllu
 from mteval.errors import InputError
-from mteval.meta.weight_tuning import (
+from mteval.meta.learn.weight_tuning import (
     TunedCombination,
     compare_feature_sets,
     cross_validate,

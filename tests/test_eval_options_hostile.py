@@ -2,7 +2,7 @@
 
 * F12: ``-compare --resamples N`` held every resample's score (10^6: 1.2 GB on the bundled sample,
   3 x 10^7: MemoryError). Above ``paired.STREAM_ABOVE`` resamples the bootstrap is now a stream
-  (``mteval.meta.streamed``): memory does not grow with N and every number is the kept scores'
+  (``mteval.meta.stats.streamed``): memory does not grow with N and every number is the kept scores'
   number, bit for bit; N above 1,000,000 is refused in one line.
 * F20: ``-assessments --significance`` printed the differences without their p-values.
 * F22: identical systems are "significant" at p = 1/(n+1) under sacreBLEU's tie rule: ``--ties``.
@@ -26,10 +26,10 @@ import numpy as np
 import pytest
 from helpers import ENDE, ROOT, ende_config, run
 
-import mteval.meta.paired as paired
-import mteval.meta.streamed as streamed
-from mteval.meta.paired import MetricInput, paired_bootstrap
-from mteval.meta.streamed import RunningSum, Selection
+import mteval.meta.stats.paired as paired
+import mteval.meta.stats.streamed as streamed
+from mteval.meta.stats.paired import MetricInput, paired_bootstrap
+from mteval.meta.stats.streamed import RunningSum, Selection
 from mteval.metrics import registry
 from mteval.store.cache import ScoreCache
 

@@ -17,8 +17,8 @@ from test_bad_input import assert_user_error
 
 from mteval.cli.import_mtme import main
 from mteval.errors import ConfigError
-from mteval.pipeline.config import load
-from mteval.pipeline.import_mtme import mteval_name, standard_reference, target_language
+from mteval.experiment.from_mtme import mteval_name, standard_reference, target_language
+from mteval.experiment.loading import load
 
 FIXTURE = ROOT / "tests" / "data" / "mtme"
 SET = "wmt21.news"

@@ -13,7 +13,7 @@ from helpers import ROOT
 from mteval.annotate import stanza_adapter
 from mteval.errors import ConfigError
 from mteval.metrics import registry
-from mteval.pipeline.expected import Expected
+from mteval.setup.expected import Expected
 
 
 def test_a_linguistic_metric_without_stanza_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:

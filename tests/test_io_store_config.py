@@ -13,12 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mteval.errors import ConfigError, InputError
+from mteval.experiment.loading import load
+from mteval.experiment.sets import parse_segments
 from mteval.io.corpus import DocumentIndex
 from mteval.io.plain import read_plain
 from mteval.io.readers import align_texts, check_aligned, read_text
 from mteval.metrics.base import ScoreSet
-from mteval.pipeline.config import load
-from mteval.pipeline.sets import parse_segments
 from mteval.store.cache import ScoreCache
 from mteval.store.iqxml import ScoreFile, _to_xml_tree, parse, to_xml
 

@@ -16,8 +16,8 @@ from mteval.metrics import catalog, registry
 HEAVY = ("torch", "stanza", "scipy", "sklearn", "pandas", "matplotlib", "distributed", "dask", "tqdm",
          "rapidfuzz")  # rapidfuzz: TER's and WER's, not asked for below
 UNUSED = ("mteval.annotate.layers", "mteval.annotate.parser", "mteval.metrics.meteor", "mteval.metrics.ter",
-          "mteval.metrics.shallow_syntax", "mteval.pipeline.dask_engine", "mteval.pipeline.learned",
-          "mteval.pipeline.evaluate", "mteval.meta", "difflib")
+          "mteval.metrics.shallow_syntax", "mteval.setup.dask_engine", "mteval.setup.learned",
+          "mteval.evaluate.scores", "mteval.meta", "difflib")
 
 # Runs iqsetup's main twice in one fresh process (cold, then warm) and prints the modules each run added.
 CHILD = """
@@ -26,7 +26,7 @@ from mteval.cli.iqsetup import main
 before = set(sys.modules)
 assert main(["-q", "-j", "1", sys.argv[1]]) == 0
 cold = set(sys.modules)
-for name in [m for m in sys.modules if m.startswith(("mteval.pipeline.engine", "concurrent", "multiprocessing"))]:
+for name in [m for m in sys.modules if m.startswith(("mteval.setup.engine", "concurrent", "multiprocessing"))]:
     del sys.modules[name]
 warm_before = set(sys.modules)
 assert main(["-q", "-j", "1", sys.argv[1]]) == 0
@@ -57,7 +57,7 @@ def test_a_lexical_run_imports_no_heavy_or_unused_module(tmp_path: Path) -> None
     assert _under(found["cold"], UNUSED) == []
     assert {"mteval.metrics.bleu_nist", "mteval.metrics.chrf", "mteval.metrics.rouge"} <= set(found["cold"])
     # a warm run (everything up to date) computes nothing: no engine, no process pool
-    assert _under(found["warm_added"], ("mteval.pipeline.engine", "concurrent", "multiprocessing")) == []
+    assert _under(found["warm_added"], ("mteval.setup.engine", "concurrent", "multiprocessing")) == []
 
 
 def test_the_registered_order_does_not_depend_on_the_import_order() -> None:
@@ -170,6 +170,6 @@ def test_import_mteval_is_bare_and_the_api_scores_bleu_without_heavy_modules() -
     assert found["bare"] == ["mteval"]
     assert 0 < found["score"] < 1
     assert _under(found["after"], HEAVY) == []
-    read_path = ("mteval.pipeline.evaluate", "difflib")  # the API reads the scores back as iqeval does
+    read_path = ("mteval.evaluate.scores", "difflib")  # the API reads the scores back as iqeval does
     assert _under(found["after"], tuple(m for m in UNUSED if m not in read_path)) == []
     assert "mteval.metrics.bleu_nist" in found["after"] and "mteval.metrics.chrf" not in found["after"]

@@ -16,7 +16,7 @@ import pytest
 from helpers import ENDE, ROOT, ende_config, run
 from test_bad_input import assert_user_error
 
-from mteval.pipeline.legacy_eval_config import MARK
+from mteval.experiment.legacy_eval_config import MARK
 from mteval.store import refsets
 from mteval.store.iqxml import parse
 

@@ -12,7 +12,7 @@ import scipy.stats
 from helpers import ENDE, ende_config, run
 from test_meta_literal import jack_literal, king_literal, queen_all
 
-from mteval.meta.qarla import QarlaData, queen
+from mteval.meta.qarla.queen import QarlaData, queen
 from mteval.store.cache import ScoreCache
 
 METRICS = ["BLEU", "NIST", "BLEU-2"]
@@ -127,7 +127,7 @@ def test_bad_assessments_file(experiment: Path, tmp_path: Path) -> None:
 
 
 def test_compare_systems(experiment: Path) -> None:
-    """-compareSystems, the older name of -compare: the paired tests of mteval.pipeline.compare."""
+    """-compareSystems, the older name of -compare: the paired tests of mteval.evaluate.compare."""
     out = run("iqeval", "-compareSystems", "-M", "BLEU", "--resamples", "100", "--trials", "200", "--tsv",
               str(experiment))
     assert out.returncode == 0, out.stderr

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mteval.errors import InputError, MtevalError
+from mteval.io.assessments import read_assessments
 from mteval.io.corpus import DocumentIndex
-from mteval.meta.assessments import read_assessments
-from mteval.meta.correlation import (
+from mteval.meta.stats.correlation import (
     correlate,
     kendall,
     kendall_from_counts,
@@ -25,7 +25,7 @@ from mteval.meta.correlation import (
     pearson,
     spearman,
 )
-from mteval.meta.significance import bootstrap_ci, paired_bootstrap, perm_both, system_bootstrap
+from mteval.meta.stats.significance import bootstrap_ci, paired_bootstrap, perm_both, system_bootstrap
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 ASIYA = SHARED / "oracles" / "asiya-sample" / "assessments.csv"

@@ -20,10 +20,10 @@ from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from test_meta_literal import greedy_literal, jack_literal, king_literal, queen_all
 
-from mteval.meta.jack import jack
-from mteval.meta.king import king
-from mteval.meta.optimize import greedy_king
-from mteval.meta.qarla import QarlaData, aggregate, queen
+from mteval.meta.qarla.jack import jack
+from mteval.meta.qarla.king import king
+from mteval.meta.qarla.optimize import greedy_king
+from mteval.meta.qarla.queen import QarlaData, aggregate, queen
 from mteval.metrics.base import Side
 from mteval.metrics.ter import TER
 

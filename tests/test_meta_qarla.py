@@ -11,10 +11,10 @@ from test_meta_literal import greedy_literal, jack_literal, king_literal, queen_
 
 from mteval.errors import MtevalError
 from mteval.io.corpus import DocumentIndex
-from mteval.meta.jack import jack
-from mteval.meta.king import king, reference_queen
-from mteval.meta.optimize import exhaustive_king, greedy_king
-from mteval.meta.qarla import QarlaData, aggregate, queen, ratio
+from mteval.meta.qarla.jack import jack
+from mteval.meta.qarla.king import king, reference_queen
+from mteval.meta.qarla.optimize import exhaustive_king, greedy_king
+from mteval.meta.qarla.queen import QarlaData, aggregate, queen, ratio
 
 # One metric, three references R0 R1 R2, two systems a b, one segment.
 # x(r', r'') for the ordered pairs: x(0,1)=x(1,0)=0.5, x(0,2)=x(2,0)=0.4, x(1,2)=x(2,1)=0.6
@@ -201,7 +201,7 @@ def test_literal_helper_consistency():
 @settings(max_examples=15, deadline=None)
 @given(st.integers(0, 10_000))
 def test_trans_topic_bitsets_equal_direct_comparison(seed):
-    import mteval.meta.qarla as qarla_module
+    import mteval.meta.qarla.queen as qarla_module
     data = random_data(seed, nan=0.1, s=7)
     fast = queen(data, trans_topic=True)
     saved = qarla_module._MAX_BITSET_POOL

@@ -20,9 +20,9 @@ from test_bad_input import assert_user_error
 from test_learned_metric import DA, SUBSET, experiment, line_of
 
 from mteval.errors import ConfigError, InputError
-from mteval.meta import model_file
-from mteval.meta.linear_metric import LinearMetric
-from mteval.meta.model_file import MAX_DEPTH, ModelFile, read_model, write_model
+from mteval.meta.learn import model_file
+from mteval.meta.learn.linear_metric import LinearMetric
+from mteval.meta.learn.model_file import MAX_DEPTH, ModelFile, read_model, write_model
 
 FEATURES = ("BLEU", "NIST", "TER")
 TRAIN = ("AFRL", "Facebook-AI", "Online-B", "Online-W", "Online-Y")

@@ -21,9 +21,9 @@ import pytest
 import scipy.stats
 
 from mteval.errors import MtevalError
-from mteval.meta import significance as s
-from mteval.meta import wmt_stats as w
-from mteval.meta.correlation import pearson
+from mteval.meta.stats import significance as s
+from mteval.meta.stats import wmt_stats as w
+from mteval.meta.stats.correlation import pearson
 
 DATA = Path(__file__).parent / "data" / "mtme_parity" / "expected.json"
 N = np.nan
@@ -160,7 +160,7 @@ def test_tie_calibration_without_pairs_is_nan(caplog: pytest.LogCaptureFixture) 
     human, metric = np.array([[1.0, N], [N, 2.0]]), np.array([[1.0, 2.0], [3.0, 4.0]])
     for search in w.SEARCHES:
         for variant in ("acc23", "23"):
-            with caplog.at_level(logging.WARNING, logger="mteval.meta.wmt_stats"):
+            with caplog.at_level(logging.WARNING, logger="mteval.meta.stats.wmt_stats"):
                 result = w.tie_calibration(human, metric, variant, "item", search=search)
             assert np.isnan(result.value) and "no row (average_by=item) has two entries" in caplog.text
             caplog.clear()
@@ -351,7 +351,7 @@ def test_tau_optimization_sampling() -> None:
 def test_kendall_like() -> None:
     """CorrelationFunctionsTest.testKendallLike (3/5; thresh 1: 2/6) and CorrelationTest.testKendallLike
     (a missing human score: 1/3). Theirs gives 0 for no pair, ours NaN."""
-    from mteval.meta.correlation import kendall_wmt20
+    from mteval.meta.stats.correlation import kendall_wmt20
     gold, metric = np.array([10, 11, 100, 150.]), np.array([2, 1, 4, 3.])
     assert kendall_wmt20(gold, metric) == 3 / 5 and kendall_wmt20(gold, metric, 1) == 2 / 6
     assert kendall_wmt20(np.array([10, N, 100, 150]), metric, 1) == 1 / 3

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from helpers import ENDE, ende_config, run
 
-from mteval.meta import significance as s
-from mteval.meta import wmt_stats as w
+from mteval.meta.stats import significance as s
+from mteval.meta.stats import wmt_stats as w
 from mteval.store.cache import ScoreCache
 
 SYSTEMS = ("Facebook-AI", "HuaweiTSC", "NVIDIA-NeMo", "Online-W", "UEdin", "eTranslation")

@@ -2,7 +2,7 @@
 
 With shared references both pseudo-systems of a trial have the same total reference length L, so
 |TER(A*) - TER(B*)| > |TER(A) - TER(B)| is, exactly, |sum of the swapped edit differences| >
-|sum of the edit differences|: integers. mteval's engine (``mteval.meta.paired``, ties within 1e-9
+|sum of the edit differences|: integers. mteval's engine (``mteval.meta.stats.paired``, ties within 1e-9
 are ties) gives that exact count; sacreBLEU 2.6.0 sums the trials' reference lengths as two
 partial float sums (``pos_sel @ bl_stats + neg_sel @ sys_stats``), L rounds differently from the
 observed statistic's sum (with 3 or 6 references a segment's mean length is k/3, not exact), and
@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mteval.meta.paired import MetricInput, paired_randomization
+from mteval.meta.stats.paired import MetricInput, paired_randomization
 from mteval.metrics.base import Side
 from mteval.metrics.ter import TER
 

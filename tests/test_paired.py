@@ -1,4 +1,4 @@
-"""Paired significance between systems (``mteval.meta.paired``, ``mteval.meta.clusters``).
+"""Paired significance between systems (``mteval.meta.stats.paired``, ``mteval.meta.stats.clusters``).
 
 1. The engine against literal loops (each resample's index vector or swap mask applied to the
    statistics rows one resample at a time, as sacreBLEU does) on small random statistics; drawing
@@ -28,10 +28,10 @@ from conftest import SHARED, needs_shared
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import mteval.meta.paired as paired
+import mteval.meta.stats.paired as paired
 from mteval.errors import ConfigError, InputError, MtevalError
-from mteval.meta.clusters import adjust, adjust_pairwise, clusters, ranking
-from mteval.meta.paired import MetricInput, multiplicities, paired_bootstrap, paired_randomization
+from mteval.meta.stats.clusters import adjust, adjust_pairwise, clusters, ranking
+from mteval.meta.stats.paired import MetricInput, multiplicities, paired_bootstrap, paired_randomization
 
 
 def ratio(rows: np.ndarray) -> np.ndarray:

@@ -177,10 +177,10 @@ def test_a_killed_worker_is_one_line_and_the_next_run_resumes(tmp_path: Path) ->
 def test_units_are_built_when_handed_out_so_lexical_work_starts_before_the_parses_load(tmp_path: Path) -> None:
     """The pool rule counts the work without building a unit; the lexical units are built (and go
     to the workers) without touching the parses; the first syntactic unit loads them."""
+    from mteval.experiment.loading import load
+    from mteval.experiment.texts import load_texts
     from mteval.metrics import registry
-    from mteval.pipeline.config import load
-    from mteval.pipeline.setup import SetupRun, _UnitList, chunked, plan_pairs
-    from mteval.pipeline.texts import load_texts
+    from mteval.setup.run import SetupRun, _UnitList, chunked, plan_pairs
 
     experiment = load(small_experiment(tmp_path / "x", ["BLEU", "SP-Op(*)"], 5))
     run = SetupRun(experiment, load_texts(experiment))

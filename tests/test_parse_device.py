@@ -24,7 +24,7 @@ from mteval.annotate.stanza_adapter import (
 )
 from mteval.cli import iqsetup
 from mteval.errors import ConfigError
-from mteval.pipeline.config import load
+from mteval.experiment.loading import load
 
 ROOT = Path(__file__).resolve().parents[1]
 

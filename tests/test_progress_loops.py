@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from helpers import ende_config, run
 
-from mteval.meta import significance, wmt_stats
+from mteval.meta.stats import significance, wmt_stats
 
 FAST = ("--resamples", "200", "--trials", "500")
 

@@ -14,13 +14,13 @@ from hypothesis import strategies as st
 
 from mteval.annotate.textprep import MAX_WORDS
 from mteval.errors import InputError
+from mteval.experiment.texts import LoadedTexts
 from mteval.io.corpus import DocumentIndex, Text
 from mteval.metrics import registry
 from mteval.metrics.base import MetricFamily
 from mteval.metrics.rouge import RougeFamily, rouge_tokens
 from mteval.metrics.ter import TER
-from mteval.pipeline.limits import GUARANTEED_WORDS, check_segment_lengths, limited_families
-from mteval.pipeline.texts import LoadedTexts
+from mteval.setup.limits import GUARANTEED_WORDS, check_segment_lengths, limited_families
 
 # real words that are one ROUGE token each (so that every family counts them alike)
 POOL = [w for w in (RUEN / "refs" / "A.en").read_text(encoding="utf-8").split() if w.isascii() and w.isalnum()]

@@ -1,4 +1,4 @@
-"""Annotated sides travel to workers once (mteval.pipeline.shipping): one key per side object,
+"""Annotated sides travel to workers once (mteval.setup.shipping): one key per side object,
 plain-text sides left in the units, spill files that round-trip and are removed, and a worker
 store that keeps its reference sets and only the last few targets."""
 
@@ -10,9 +10,9 @@ import pytest
 
 from mteval.annotate.model import Sentence, Word
 from mteval.metrics.base import Side
-from mteval.pipeline import shipping
-from mteval.pipeline.engine import Part, Unit
-from mteval.pipeline.shipping import Shipment, Shipped, SideStore, SpillFolder, shipped_keys
+from mteval.setup import shipping
+from mteval.setup.shipping import Shipment, SideStore, SpillFolder, shipped_keys
+from mteval.setup.units import Part, Shipped, Unit
 
 
 def annotated(name: str, *texts: str) -> Side:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mteval.meta import significance
-from mteval.meta.correlation import correlate
+from mteval.meta.stats import significance
+from mteval.meta.stats.correlation import correlate
 
 
 def _data(seed: int = 7) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -170,9 +170,9 @@ def test_nist_recomputed_with_the_experiments_case_setting(tmp_path: Path) -> No
 def test_a_generated_reference_set_is_read_from_its_files(experiment: Path, tmp_path: Path) -> None:
     """-R HYB: the set's parallel texts CACHE/.hybrid/HYB.1..K are its references; missing or
     short files are one-line errors naming the file."""
-    from mteval.pipeline.config import load
-    from mteval.pipeline.evaluate import SubsetTexts
-    from mteval.pipeline.texts import load_texts
+    from mteval.evaluate.scores import SubsetTexts
+    from mteval.experiment.loading import load
+    from mteval.experiment.texts import load_texts
 
     texts = load_texts(load(experiment))
     for k, ref in enumerate(("A", "C"), start=1):
@@ -194,8 +194,9 @@ def test_a_generated_reference_set_is_read_from_its_files(experiment: Path, tmp_
 
 def test_whole_set_never_touches_the_texts(experiment: Path) -> None:
     """Without -T the stored scores are read as they are: the texts are not even looked at."""
-    from mteval.pipeline.config import load
-    from mteval.pipeline.evaluate import SubsetTexts, outside_qarla, select
+    from mteval.evaluate.scores import SubsetTexts, outside_qarla
+    from mteval.evaluate.selection import select
+    from mteval.experiment.loading import load
 
     class Untouchable:
         def __getattr__(self, name: str) -> None:
@@ -303,7 +304,7 @@ def test_statistics_of_another_family_version_are_refused(experiment: Path, tmp_
                         found.signature.replace("|v:1|", "|v:0|"), found.inputs, aggregate=found.aggregate)
     target.write_bytes(to_xml(changed, DOCS))
     result = run("iqeval", "-doOQ", "-G", "sys", "-T", "1-30", "-M", "TER", "-S", "UEdin", "-R", "A,C,D", str(config))
-    # refused before its statistics are used: iqeval checks every file's signature (mteval.pipeline.verify)
+    # refused before its statistics are used: iqeval checks every file's signature (mteval.setup.verify)
     assert_user_error(result, str(target), "computed with other settings (v:0 in the file, v:1 now)", "run iqsetup")
 
 

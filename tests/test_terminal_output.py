@@ -37,7 +37,7 @@ from helpers import ROOT, ende_config
 from test_progress import small_syntactic_config
 
 from mteval import progress
-from mteval.pipeline import setup
+from mteval.setup import run as setup
 
 COLUMNS = 120
 BAR = re.compile(r"(?P<desc>[^\r\n:]+):\s+(?P<pct>\d+)%\|[^|\r\n]*\|\s*(?:(?P<n>\d+)/(?P<total>\d+) |\[)"
@@ -49,7 +49,7 @@ WARN_EVERY = 5  # the injected warnings: one every this many chunks of files sav
 INJECTED = f"""
 import logging, sys
 from mteval.cli import iqsetup
-from mteval.pipeline import setup
+from mteval.setup import run as setup
 saved, count = setup.SetupRun.save, [0]
 def save(self, *args):
     count[0] += 1
@@ -362,7 +362,7 @@ def test_a_family_bar_counts_its_pairs_and_closes_with_its_last_unit(monkeypatch
 
 
 def test_a_pools_one_bar_weighs_the_families_costs(monkeypatch: pytest.MonkeyPatch) -> None:
-    from mteval.pipeline.engine import weighted
+    from mteval.setup.units import weighted
 
     recorder = Recorder()
     monkeypatch.setattr(setup, "bar", recorder)

@@ -18,13 +18,14 @@ from hypothesis import strategies as st
 from test_bad_input import assert_user_error
 
 from mteval.errors import ConfigError, InputError
-from mteval.meta.correlation import correlate, pearson
-from mteval.meta.feature_prep import fit_standardiser
-from mteval.meta.greedy_ridge import _inner_fold, _set_scores, greedy_ridge_learner, greedy_set
-from mteval.meta.judged import Judged, inner_folds, kfold_documents
-from mteval.meta.learners import RIDGE_GRID, criterion, fit_path
-from mteval.meta.linear_metric import LinearMetric
-from mteval.meta.model_file import (
+from mteval.evaluate.tuning import TuneOptions, TuningResult, apply_model_file, report_lines, tune_metric
+from mteval.experiment.loading import load
+from mteval.experiment.texts import load_texts
+from mteval.meta.learn.feature_prep import fit_standardiser
+from mteval.meta.learn.greedy_ridge import _inner_fold, _set_scores, greedy_ridge_learner, greedy_set
+from mteval.meta.learn.learners import RIDGE_GRID, criterion, fit_path
+from mteval.meta.learn.linear_metric import LinearMetric
+from mteval.meta.learn.model_file import (
     ModelFile,
     in_sample_metrics,
     read_model,
@@ -32,19 +33,12 @@ from mteval.meta.model_file import (
     trained_on,
     write_model,
 )
-from mteval.meta.nested_cv import inner_scores, nested_cv, ridge_learner
-from mteval.meta.tune_report import build_report
-from mteval.meta.tune_stats import grouped_kendall, paired_differences, statistics
-from mteval.meta.ulc import greedy_ulc, ulc, ulc_learner
-from mteval.pipeline.config import load
-from mteval.pipeline.texts import load_texts
-from mteval.pipeline.tuning import (
-    TuneOptions,
-    TuningResult,
-    apply_model_file,
-    report_lines,
-    tune_metric,
-)
+from mteval.meta.learn.nested_cv import inner_scores, nested_cv, ridge_learner
+from mteval.meta.learn.tune_report import build_report
+from mteval.meta.learn.tune_stats import grouped_kendall, paired_differences, statistics
+from mteval.meta.learn.ulc import greedy_ulc, ulc, ulc_learner
+from mteval.meta.stats.correlation import correlate, pearson
+from mteval.meta.stats.judged import Judged, inner_folds, kfold_documents
 from mteval.store.cache import ScoreCache
 from mteval.store.iqxml import parse
 
@@ -392,7 +386,7 @@ def test_bad_tune_options_are_one_clear_error(ruen: Path, options: TuneOptions, 
 def test_iqeval_warns_about_a_metric_learned_on_the_same_judgements(
         ruen: Path, tuned: tuple[TuningResult, Path]) -> None:
     if "in_sample_metrics" not in (ROOT / "mteval" / "pipeline" / "correlate.py").read_text(encoding="utf-8"):
-        pytest.skip("the in-sample warning is not wired into mteval/pipeline/correlate.py yet")
+        pytest.skip("the in-sample warning is not wired into mteval/evaluate/correlate.py yet")
     same = run("iqeval", "-assessments", str(DA), "-G", "seg", "-M", "LEARNED,BLEU", str(ruen))
     assert same.returncode == 0, same.stderr
     assert "IN-SAMPLE: LEARNED" in same.stderr and "BLEU was learned" not in same.stderr

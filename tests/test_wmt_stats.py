@@ -1,4 +1,4 @@
-"""WMT23/24 statistics (mteval.meta.wmt_stats) at parity with google-research/mt-metrics-eval.
+"""WMT23/24 statistics (mteval.meta.stats.wmt_stats) at parity with google-research/mt-metrics-eval.
 
 Expected numbers are ported from mt-metrics-eval's stats_test.py, tau_optimization_test.py and
 pce (test names cited per test); the rest are properties and literal pair loops.
@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mteval.errors import MtevalError
-from mteval.meta import wmt_stats as w
-from mteval.meta.correlation import pearson
+from mteval.meta.stats import wmt_stats as w
+from mteval.meta.stats.correlation import pearson
 from mteval.store.cache import ScoreCache
 
 N = np.nan

@@ -1,5 +1,5 @@
 """Parsing elsewhere: what the annotator hands to a remote parse engine (a Dask cluster:
-:mod:`mteval.pipeline.dask_engine`), and what it gets back. The engine receives the texts and
+:mod:`mteval.setup.dask_engine`), and what it gets back. The engine receives the texts and
 the identity of the models, never model files: each worker finds the models in its own
 installation and must have the same ones."""
 

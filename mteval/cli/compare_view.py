@@ -1,4 +1,4 @@
-"""Text view of ``iqeval -compare`` records (``mteval.pipeline.compare``), one block per metric.
+"""Text view of ``iqeval -compare`` records (``mteval.evaluate.compare``), one block per metric.
 
 With a baseline, as sacreBLEU's paired output: the baseline first, then every other system best
 first, each with its score ``(μ ± 95% CI)`` (bootstrap mean and half the interval), its difference

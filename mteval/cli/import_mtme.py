@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from mteval.cli.common import finish_parser, run_command, verbatim_values
-from mteval.pipeline.import_mtme import DEFAULT_METRICS, ImportOptions, import_mtme
+from mteval.experiment.from_mtme import DEFAULT_METRICS, ImportOptions, import_mtme
 
 
 def _names(value: str | None) -> tuple[str, ...] | None:

@@ -26,26 +26,20 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from collections.abc import Callable
-from typing import Any
 
 from mteval import progress
 from mteval.cli import compare_view, output
 from mteval.cli.common import SET_OPTIONS, finish_parser, run_command, verbatim_values
+from mteval.cli.iqeval_actions import ACTIONS, add_assessment_arguments, add_compare_arguments, add_qarla_arguments
 from mteval.errors import MtevalError
-from mteval.pipeline import compare, correlate, evaluate, qarla_report, trial
-from mteval.pipeline.config import Experiment, load
-from mteval.pipeline.expected import StaleFile
-from mteval.pipeline.legacy_eval_config import computable
-from mteval.pipeline.sets import resolve
-from mteval.pipeline.setup import run_setup
-from mteval.pipeline.texts import LoadedTexts, load_texts
-from mteval.pipeline.verify import open_cache, verifier_of
+from mteval.evaluate import compare, selection, trial
+from mteval.evaluate.campaign import Campaign
+from mteval.experiment.sets import resolve
+from mteval.experiment.spec import computable
+from mteval.metrics import registry
+from mteval.setup.expected import StaleFile
+from mteval.setup.verify import verifier_of
 from mteval.store.cache import ScoreCache
-
-Action = Callable[[argparse.Namespace, Experiment, ScoreCache, evaluate.Selection, Any], list[dict]]
-# action flag -> function producing records; measures register here (see ACTIONS below)
-ACTIONS: dict[str, Action] = {}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("config", help="experiment file (YAML, IQMT's legacy key=value, or IQeval.config)")
     p.add_argument("-doOQ", action="store_true", help="metric scores outside QARLA")
-    p.add_argument("-G", dest="level", default="sys", choices=evaluate.LEVELS, help="granularity")
+    p.add_argument("-G", dest="level", default="sys", choices=selection.LEVELS, help="granularity")
     p.add_argument("-O", dest="layout", default="0", choices=("0", "1"),
                    help="0: score matrix; 1: one ranking list per metric")
     p.add_argument("-M", dest="metrics", help="metric set name (or comma-separated metrics)")
@@ -72,21 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
     tries.add_argument("-TRYoq", metavar="FILE", help="add a new system and compute its metrics outside QARLA")
     tries.add_argument("-TRYall", metavar="FILE", help="add a new system and compute both")
     p.add_argument("--try-name", help="name of the -TRY system (default: the file name without extension)")
-    qarla_report.add_arguments(p)  # -doQUEEN -doKING -doJACK -optimizeKING -TT
-    correlate.add_arguments(p)  # -assessments FILE and its options
-    compare.add_arguments(p)  # -compare (-compareSystems) -baseline SYS and its options
+    add_qarla_arguments(p)  # -doQUEEN -doKING -doJACK -optimizeKING -TT
+    add_assessment_arguments(p)  # -assessments FILE and its options
+    add_compare_arguments(p)  # -compare (-compareSystems) -baseline SYS and its options
     return finish_parser(p)  # --doOQ for -doOQ, --assessments for -assessments, ...; --version
-
-
-def _oq(args: argparse.Namespace, experiment: Experiment, cache: ScoreCache, sel: evaluate.Selection,
-        texts: Any) -> list[dict]:
-    return evaluate.outside_qarla(cache, sel, texts.documents, evaluate.SubsetTexts.of(experiment, texts))
-
-
-ACTIONS["doOQ"] = _oq
-ACTIONS.update(qarla_report.ACTIONS)
-ACTIONS.update(correlate.ACTIONS)
-ACTIONS.update(compare.ACTIONS)
 
 
 def render(records: list[dict], args: argparse.Namespace) -> None:
@@ -100,7 +83,7 @@ def render(records: list[dict], args: argparse.Namespace) -> None:
     compared = [r for r in records if r.get("_view") == compare.VIEW]
     others = [r for r in records if r.get("_view") != compare.VIEW]
     if others and args.layout == "1":
-        output.write_rankings(others, sys.stdout, evaluate.higher_is_better)
+        output.write_rankings(others, sys.stdout, registry.higher_is_better)
     elif others:
         output.write_matrix(others, sys.stdout, {"sys": "SYS", "doc": "SYS:DOC", "seg": "SYS:SEG"}[args.level])
     if compared:
@@ -109,19 +92,20 @@ def render(records: list[dict], args: argparse.Namespace) -> None:
         compare_view.write_comparisons(compared, sys.stdout)
 
 
-def remake(args: argparse.Namespace, experiment: Experiment, texts: LoadedTexts) -> None:
+def remake(args: argparse.Namespace, campaign: Campaign) -> None:
     """-remake (manual §4.2: "remake metric computations"): recompute every file of the selected
     metrics (a learned one with its features; users' own metrics, which mteval does not compute,
     are read as they are)."""
+    experiment = campaign.experiment
     cache = ScoreCache(experiment.cache)
-    chosen = resolve(experiment, "-M", args.metrics, evaluate.default_metrics(experiment, cache))
+    chosen = resolve(experiment, "-M", args.metrics, selection.default_metrics(experiment, cache))
     learned = tuple(spec for spec in experiment.learned if spec.name in chosen)
     target = computable(dataclasses.replace(experiment, metrics=tuple(chosen), learned=learned))
     kept = [m for m in chosen if m not in target.metrics and m not in target.learned_names]
     if kept:
         print(f"iqeval: -remake: not computed by mteval, read as they are: {', '.join(kept)}", file=sys.stderr)
     if target.metrics or target.learned:
-        report = run_setup(target, texts, jack=args.doJACK, remake=True)
+        report = Campaign(target, campaign.texts).compute(jack=args.doJACK, remake=True)
         print(f"iqeval: -remake: {report.computed} file(s) computed", file=sys.stderr)
 
 
@@ -137,25 +121,24 @@ def main(argv: list[str] | None = None) -> int:
             chosen += [a for a in trial.TRY_ACTIONS[tried[0]] if a not in chosen]
         if not chosen:
             raise MtevalError("no action given; use one of " + ", ".join(f"-{a}" for a in ACTIONS))
-        experiment = load(args.config)
+        campaign = Campaign.open(args.config)  # the experiment and its texts, read once
         systems = args.systems
         if args.remake:
-            remake(args, experiment, load_texts(experiment))
+            remake(args, campaign)
         if tried:
-            experiment = trial.with_trial_system(experiment, tried[1], args.try_name)
+            experiment = trial.with_trial_system(campaign.experiment, tried[1], args.try_name)
             systems = experiment.systems[-1].name
-            texts, _ = trial.score_trial(experiment, systems)
-        else:
-            texts = load_texts(experiment)
-        cache = open_cache(experiment, texts)  # every file read is checked against the texts and settings
+            campaign = Campaign(experiment, trial.score_trial(experiment, systems)[0])
+        experiment, texts = campaign.experiment, campaign.texts
+        cache = campaign.cache  # every file read is checked against the texts and settings
         metrics = args.metrics if args.metrics or not tried else ",".join(experiment.metrics
                                                                            + experiment.learned_names)
-        sel = evaluate.select(experiment, cache, len(texts), metrics, systems, args.references,
-                              args.segments, args.level, args.doref)
+        sel = selection.select(experiment, cache, len(texts), metrics, systems, args.references,
+                               args.segments, args.level, args.doref)
         try:
             records = [r for name in chosen for r in ACTIONS[name](args, experiment, cache, sel, texts)]
         except StaleFile as stale:  # name every stale file of the selection in the one line
-            raise verifier_of(cache).summary(stale, evaluate.selected_files(sel)) from None
+            raise verifier_of(cache).summary(stale, selection.selected_files(sel)) from None
         render(records, args)
         return 0
 

@@ -32,12 +32,12 @@ from pathlib import Path
 
 from mteval.cli.common import finish_parser, run_command
 from mteval.errors import ConfigError, quote
-from mteval.pipeline import legacy_eval_config
-from mteval.pipeline.annotation import with_device
-from mteval.pipeline.config import MAX_JOBS, load
-from mteval.pipeline.setup import run_setup
-from mteval.pipeline.texts import load_texts
+from mteval.evaluate.campaign import Campaign
+from mteval.experiment import legacy_eval_config
+from mteval.experiment.config import MAX_JOBS
+from mteval.experiment.loading import is_eval_config, load
 from mteval.progress import set_quiet
+from mteval.setup.annotation import with_device
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -78,22 +78,22 @@ def main(argv: list[str] | None = None) -> int:
         kept = _check_eval_config(args)  # before computing: refuse a file iqsetup did not write
         if kept:
             experiment = legacy_eval_config.with_user_sets(experiment, kept, Path(args.eval_config))
-        texts = load_texts(experiment)
+        campaign = Campaign.of(experiment)
 
         def progress(message: str) -> None:
             if not args.quiet:
                 print(f"iqsetup: [{time.perf_counter() - started:7.1f}s] {message}", file=sys.stderr, flush=True)
 
-        report = run_setup(legacy_eval_config.computable(experiment), texts, jack=args.jack, remake=args.remake,
-                           progress=progress, jobs=jobs, dask=args.scheduler, take_over=args.take_over)
+        report = campaign.compute(jack=args.jack, remake=args.remake, progress=progress, jobs=jobs,
+                                  dask=args.scheduler, take_over=args.take_over)
         if kept is not None:
-            from mteval.pipeline.evaluate import default_metrics  # only for an IQeval.config
+            from mteval.evaluate.selection import default_metrics  # only for an IQeval.config
             from mteval.store.cache import ScoreCache
 
             out = Path(args.eval_config)
             legacy_eval_config.write_eval_config(experiment, Path(args.config), out,
                                                  default_metrics(experiment, ScoreCache(experiment.cache)),
-                                                 len(texts), kept)
+                                                 len(campaign.texts), kept)
             progress(f"wrote {out}")
         if not args.quiet:
             print(f"iqsetup: {report.computed} file(s) computed, {report.skipped} up to date, in "
@@ -129,7 +129,7 @@ def _check_eval_config(args: argparse.Namespace) -> str | None:
     """The user's lines of the IQeval.config to write (None when none is asked for)."""
     if args.eval_config is None:
         return None
-    if legacy_eval_config.is_eval_config(Path(args.config)):
+    if is_eval_config(Path(args.config)):
         raise ConfigError("is an IQeval.config; give the experiment file (IQsetup.config) first, then the "
                           "IQeval.config to write", args.config)
     return legacy_eval_config.kept_lines(Path(args.eval_config))

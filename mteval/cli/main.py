@@ -84,11 +84,12 @@ def hybridize(args: argparse.Namespace) -> int:
     import dataclasses
     from pathlib import Path
 
+    from mteval.experiment import hybrid_set
+    from mteval.experiment.loading import load
+    from mteval.experiment.texts import load_texts
     from mteval.hybridize.stats import table5
-    from mteval.pipeline import hybrid
-    from mteval.pipeline.annotation import AnnotationProvider
-    from mteval.pipeline.config import load
-    from mteval.pipeline.texts import load_texts
+    from mteval.setup import hybrid
+    from mteval.setup.annotation import AnnotationProvider
 
     experiment = load(args.config)
     options = dict(experiment.hybridize or {})
@@ -96,7 +97,7 @@ def hybridize(args: argparse.Namespace) -> int:
         options["cap"] = args.cap
     if args.references:
         options["references"] = [r.strip() for r in args.references.split(",")]
-    spec = hybrid.spec_of(dataclasses.replace(experiment, hybridize=options))
+    spec = hybrid_set.spec_of(dataclasses.replace(experiment, hybridize=options))
     assert spec is not None
     texts = load_texts(experiment)
     provider = AnnotationProvider(experiment, {r: texts.text(r).segments for r in spec.references})

@@ -8,7 +8,7 @@ or of a document; the views name the rule used in a note under the table).
 
 Text views follow the IQMT 2.0 manual (§4.2, §6.3): records without a ``table`` key form the
 score matrix (QUEEN a column next to the metrics, Tables 2, 3 and 12) or the ranking lists;
-records with one (``KING``, ``JACK``, ``optimizeKING``, see ``mteval.pipeline.qarla_report``)
+records with one (``KING``, ``JACK``, ``optimizeKING``, see ``mteval.evaluate.qarla``)
 follow as their own tables: KING as Table 11 (metrics as rows), JACK per segment/document/test
 set, the -optimizeKING trace and its optimal set; -assessments --significance's records (a
 ``test`` and a ``p_value``) form one table of metric pairs with each test's p-value. A QARLA value

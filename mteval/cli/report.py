@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-S", dest="systems", help="system set name (or comma-separated systems)")
     parser.add_argument("-R", dest="references", help="reference set name (or comma-separated references)")
     parser.add_argument("-T", dest="segments", help="segment set name (or a range like '1-3,10')")
-    # The significance tests are iqeval -compare's, with its defaults (mteval.pipeline.compare.Options):
+    # The significance tests are iqeval -compare's, with its defaults (mteval.evaluate.compare.Options):
     # the report's clusters and p-values are the ones -compare prints for the same selection.
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (1000)")
     parser.add_argument("--trials", type=int, default=10000, help="approximate randomisation trials (10000)")

@@ -47,20 +47,20 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Cross-validated tuning, then the learned metric stored in the cache."""
-    from mteval.pipeline.config import load
-    from mteval.pipeline.evaluate import default_metrics
-    from mteval.pipeline.sets import resolve
-    from mteval.pipeline.texts import load_texts
-    from mteval.pipeline.tuning import TuneOptions, report_lines, tune_metric
+    from mteval.evaluate.campaign import Campaign
+    from mteval.evaluate.selection import default_metrics
+    from mteval.evaluate.tuning import TuneOptions, report_lines, tune_metric
+    from mteval.experiment.sets import resolve
     from mteval.store.cache import ScoreCache
 
-    experiment = load(args.config)
+    campaign = Campaign.open(args.config)
+    experiment = campaign.experiment
     features = resolve(experiment, "-M", args.metrics, default_metrics(experiment, ScoreCache(experiment.cache)))
     options = TuneOptions(method=args.method, objective=args.objective, folds=args.folds, inner_folds=args.inner_folds,
                           nonneg=args.nonneg, greedy=not args.all_metrics, by_documents=args.bootstrap_documents,
                           n_boot=args.resamples, seed=args.seed, save_model=args.save_model, l1_ratio=args.l1_ratio,
                           select=args.select)
-    result = tune_metric(experiment, load_texts(experiment), tuple(features), args.assessments, args.name,
+    result = tune_metric(experiment, campaign.texts, tuple(features), args.assessments, args.name,
                          folds_by_line=args.folds_by_line, options=options)
     print("\n".join(report_lines(result)))
     print(f"{args.objective} criterion per test fold: "

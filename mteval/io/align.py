@@ -4,7 +4,7 @@ NIST's mteval-v13a.pl matches a system's segments to the references' by document
 id, so an SGML file may list its documents, or the segments of a document, in any order. Here
 every SGML text is put in the order of the *model*: the first SGML reference (when every
 reference is plain text, the SGML source, else the first SGML system: see
-:func:`mteval.pipeline.texts.load_texts`). When the key sets are equal the text is reordered;
+:func:`mteval.experiment.texts.load_texts`). When the key sets are equal the text is reordered;
 when a document or segment is missing or extra, one error names the file, the line where known and
 the first such id. Plain-text files have no ids: line ``i`` is segment ``i`` of the model's order,
 and only their number of lines must match.

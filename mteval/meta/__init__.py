@@ -1,1 +1,2 @@
-"""mteval.meta"""
+"""Meta-evaluation: QARLA (qarla/), statistics against human judgements and between systems (stats/),
+learned metric combinations (learn/)."""

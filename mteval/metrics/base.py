@@ -94,7 +94,7 @@ class MetricFamily(ABC):
     needs_annotation: ClassVar[bool] = False
     # The longest segment (in :meth:`segment_words`) the family accepts, for a family whose time on
     # one segment pair grows faster than linearly; None: no limit. iqsetup refuses a longer
-    # segment before computing anything (mteval.pipeline.limits; measured in docs/reliability.md).
+    # segment before computing anything (mteval.setup.limits; measured in docs/reliability.md).
     max_segment_words: ClassVar[int | None] = None
     # Options selected in the metric's name, ``VARIANT(key=value,...)`` (mteval.metrics.parameters):
     # the family's parameters, taken by the variants in ``parametric`` (None: by every variant).

@@ -355,3 +355,12 @@ if __name__ == "__main__":
     from mteval.metrics import registry as _registry  # the instance the families register with
 
     Path(_registry.__file__).with_name("catalog.py").write_text(_registry.catalog_text(), encoding="utf-8")
+
+
+def higher_is_better(metric: str) -> bool:
+    """Direction of a registered metric; users' own metrics (cache files) are taken as similarities."""
+    try:
+        family = families()[family_of(metric)]
+    except ConfigError:
+        return True
+    return family().info(metric).higher_is_better

@@ -13,14 +13,16 @@ from typing import Any, cast
 import numpy as np
 
 from mteval.errors import CacheError, ConfigError
+from mteval.evaluate import compare, correlate
+from mteval.evaluate import qarla as qarla_report
+from mteval.evaluate.selection import Selection
+from mteval.experiment.spec import Experiment
+from mteval.experiment.texts import LoadedTexts
+from mteval.io.assessments import Assessments
 from mteval.io.corpus import DocumentIndex
-from mteval.meta.assessments import Assessments
-from mteval.meta.correlation import kendall, pairwise_accuracy
-from mteval.meta.paired import Comparison
-from mteval.pipeline import compare, correlate, qarla_report
-from mteval.pipeline.config import Experiment
-from mteval.pipeline.evaluate import Selection, higher_is_better
-from mteval.pipeline.texts import LoadedTexts
+from mteval.meta.stats.correlation import kendall, pairwise_accuracy
+from mteval.meta.stats.paired import Comparison
+from mteval.metrics.registry import higher_is_better
 from mteval.report.data import RecordingCache, SystemScores
 from mteval.store.cache import ScoreCache, refset_name
 
@@ -71,7 +73,7 @@ class Significance:
 
 def significance(experiment: Experiment, reader: RecordingCache, sel: Selection, texts: LoadedTexts,
                  scores: SystemScores, options: compare.Options) -> dict[str, Significance]:
-    """``iqeval -compare``'s paired tests (:func:`mteval.pipeline.compare.compare_systems`: the
+    """``iqeval -compare``'s paired tests (:func:`mteval.evaluate.compare.compare_systems`: the
     same inputs, tests, resamples, seed and correction, hence the same scores, clusters and
     p-values) of every complete metric; a metric whose statistics cannot be read is left out
     with a warning."""

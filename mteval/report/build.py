@@ -13,18 +13,20 @@ import numpy as np
 
 from mteval import __version__, progress
 from mteval.errors import CacheError, ConfigError, quote
+from mteval.evaluate import compare
+from mteval.evaluate.campaign import Campaign
+from mteval.evaluate.scores import SubsetTexts
+from mteval.evaluate.selection import select, selected_files
+from mteval.experiment.spec import Experiment
+from mteval.experiment.texts import LoadedTexts
 from mteval.files import write_atomic
-from mteval.meta.assessments import read_assessments
-from mteval.pipeline import compare
-from mteval.pipeline.config import Experiment, load
-from mteval.pipeline.evaluate import SubsetTexts, select, selected_files
-from mteval.pipeline.texts import LoadedTexts, load_texts
-from mteval.pipeline.verify import open_cache, verifier_of
+from mteval.io.assessments import read_assessments
 from mteval.report import analysis, comparing, syntax
 from mteval.report.data import RecordingCache, SystemScores, problem_lines, signatures_of, system_scores
 from mteval.report.drilldown import drill
 from mteval.report.model import Report
 from mteval.report.pair import read_freq_corpus
+from mteval.setup.verify import verifier_of
 
 LOG = logging.getLogger(__name__)
 MISSING_LISTED = 50  # the banner names at most this many unreadable files
@@ -72,16 +74,16 @@ def build(config: str | Path, options: Options) -> Report:
     A progress bar (:mod:`mteval.progress`) advances over the sections as they are computed."""
     _check(options)
     options.comparing()  # one-line errors for the tests' options before any work
-    experiment = load(config)
-    texts = load_texts(experiment)
-    cache = open_cache(experiment, texts)  # every file read is checked against the texts and settings
+    campaign = Campaign.open(config)
+    experiment, texts = campaign.experiment, campaign.texts
+    cache = campaign.cache  # every file read is checked against the texts and settings
     if not cache.root.is_dir() or not cache.available():
         raise CacheError(f"no score files: run iqsetup {config} first", cache.root)
     sel = select(experiment, cache, len(texts), options.metrics, options.systems, options.references,
                  options.segments, "sys")
     verifier_of(cache).require(selected_files(sel))  # a stale file of the main table: one line, no page
     reader = RecordingCache(cache)
-    rows = np.asarray(sel.segments, dtype=np.intp) - 1
+    rows = sel.rows
     with progress.bar(len(SECTIONS), "report", unit="section") as shown:
         shown.set_postfix_str(SECTIONS[0])
         scores = system_scores(reader, sel, texts.documents, SubsetTexts.of(experiment, texts))

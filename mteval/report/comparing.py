@@ -14,10 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from mteval.errors import ConfigError, MtevalError, quote
+from mteval.experiment.spec import Experiment
+from mteval.experiment.texts import LoadedTexts
 from mteval.metrics import registry
-from mteval.pipeline.config import Experiment
-from mteval.pipeline.evaluate import higher_is_better
-from mteval.pipeline.texts import LoadedTexts
+from mteval.metrics.registry import higher_is_better
 from mteval.report import linguistic, pair
 from mteval.report.data import SystemScores
 from mteval.report.syntax import CachedParses

@@ -11,8 +11,9 @@ from pathlib import Path
 import numpy as np
 
 from mteval.errors import CacheError
+from mteval.evaluate.scores import SubsetTexts, level_records
+from mteval.evaluate.selection import Selection
 from mteval.io.corpus import DocumentIndex
-from mteval.pipeline.evaluate import Selection, SubsetTexts, level_records
 from mteval.scores import ScoreSet
 from mteval.store.cache import ScoreCache, refset_name
 from mteval.store.iqxml import ScoreFile
@@ -87,7 +88,7 @@ def system_scores(reader: RecordingCache, sel: Selection, documents: DocumentInd
     ``iqeval -doOQ -G sys``'s (the stored one, or with -T the metric's own subset rule; NIST
     computed again on those lines from ``texts``)."""
     metrics, systems, n_segments = sel.metrics, sel.systems, len(documents)
-    rows = np.asarray(sel.segments, dtype=np.intp) - 1
+    rows = sel.rows
     refset = refset_name(tuple(sel.references))
     sys_scores = np.full((len(metrics), len(systems)), np.nan)
     seg_scores = np.full((len(metrics), len(systems), len(rows)), np.nan)

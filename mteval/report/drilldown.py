@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mteval.pipeline.evaluate import higher_is_better
-from mteval.pipeline.texts import LoadedTexts
+from mteval.experiment.texts import LoadedTexts
+from mteval.metrics.registry import higher_is_better
 from mteval.report.data import SystemScores
 
 Tokens = list[tuple[str, bool]]  # (word, matched)

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from mteval.pipeline import compare
+from mteval.evaluate import compare
 from mteval.report.model import Report
 
 FORMAT = "mteval-report/1"

@@ -21,7 +21,7 @@ summed over segments and references. Segments without the hypothesis's parse or 
 reference parse are skipped and counted (a missing parse of one reference only drops that one).
 
 Two systems: per label the difference of recall (A - B) with a paired bootstrap over segments
-(:func:`mteval.meta.paired.paired_bootstrap`: Koehn 2004, sacreBLEU's resampling and two-sided
+(:func:`mteval.meta.stats.paired.paired_bootstrap`: Koehn 2004, sacreBLEU's resampling and two-sided
 p-value; 1000 resamples, seed 12345; a resample's recall is its summed matches over its summed
 items), flagged at p <= 0.05 (uncorrected; the Holm-adjusted p-value over all labels is given
 too), with example segments where one system recovers an item of the label that the other misses.
@@ -42,8 +42,8 @@ import numpy as np
 from mteval.annotate.layers.entities import entities
 from mteval.annotate.model import Sentence, Word
 from mteval.errors import ConfigError, InputError, quote
-from mteval.meta.clusters import adjust
-from mteval.meta.paired import DEFAULT_SEED, MetricInput, paired_bootstrap
+from mteval.meta.stats.clusters import adjust
+from mteval.meta.stats.paired import DEFAULT_SEED, MetricInput, paired_bootstrap
 from mteval.metrics.dependency import chain_paths, head_word_chains
 
 KINDS = ("relation", "pos", "entity", "chain")

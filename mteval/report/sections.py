@@ -9,7 +9,7 @@ from html import escape
 
 import numpy as np
 
-from mteval.pipeline.evaluate import higher_is_better
+from mteval.metrics.registry import higher_is_better
 from mteval.report import plots
 from mteval.report.analysis import SEGMENT_CORRELATIONS, SYSTEM_CORRELATIONS, Significance, ranks_of
 from mteval.report.model import Report

@@ -12,10 +12,10 @@ from mteval.annotate.cache import cache_key
 from mteval.annotate.model import Sentence
 from mteval.annotate.textprep import prepare_text
 from mteval.errors import ConfigError, MtevalError
+from mteval.experiment.spec import Experiment
 from mteval.metrics import registry
-from mteval.pipeline.annotation import AnnotationProvider
-from mteval.pipeline.config import Experiment
 from mteval.report.drilldown import DrillSegment
+from mteval.setup.annotation import AnnotationProvider
 
 FAMILY = "DP"
 GROUP = "HWC_w"  # chains of word forms

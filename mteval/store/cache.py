@@ -26,7 +26,7 @@ from mteval.store.iqxml import MAX_BYTES, ScoreFile, parse, to_xml
 from mteval.store.stamps import Facts, Stamps, fingerprint, written_facts
 
 SUFFIXES = (".xml", ".xml.gz")
-SPILL_PREFIX = ".spill-"  # a worker pool's spill folder in the cache root (mteval.pipeline.shipping)
+SPILL_PREFIX = ".spill-"  # a worker pool's spill folder in the cache root (mteval.setup.shipping)
 LOG = logging.getLogger(__name__)
 Check = Callable[[Path, str, str, str, ScoreFile], None]  # raises CacheError for a file that may not be shown
 
@@ -73,7 +73,7 @@ class ScoreCache:
     def __init__(self, root: str | Path, check: Check | None = None, writer: str = "") -> None:
         self.root = Path(root)
         self.writer = writer  # the experiment file whose run writes (kept in the stamps: who wrote a file)
-        self.check = check  # every read passes it (iqeval's: mteval.pipeline.verify)
+        self.check = check  # every read passes it (iqeval's: mteval.setup.verify)
         self.stamps = Stamps()  # what is known of files written or read whole (mteval.store.stamps)
         self._checked: set[str] = set()  # path components found valid (a run asks for each many times)
         self._real_root: Path | None = None
@@ -121,7 +121,7 @@ class ScoreCache:
 
     def remove_temporaries(self) -> int:
         """Delete the temporary files of interrupted writes, and the spill folders of a killed
-        run's worker pool (``.spill-*``: mteval.pipeline.shipping), holding the lock."""
+        run's worker pool (``.spill-*``: mteval.setup.shipping), holding the lock."""
         removed = 0
         for spill in self.root.glob(f"{SPILL_PREFIX}*"):
             if spill.is_dir() and not spill.is_symlink():

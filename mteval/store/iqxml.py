@@ -429,7 +429,7 @@ HEADER_BYTES = 1 << 20  # the root start tag must end within this many bytes (a 
 
 def header(path: Path) -> dict[str, str]:
     """The attributes of a score file's root element, read from its first bytes only (the cheap
-    check of ``mteval.pipeline.expected`` before a full :func:`parse`); ``{}`` when the root
+    check of ``mteval.setup.expected`` before a full :func:`parse`); ``{}`` when the root
     cannot be read so (the full read then reports why). Same safe parser options as :func:`parse`."""
     parser = etree.XMLPullParser(events=("start",), **_PARSER_OPTIONS)
     try:

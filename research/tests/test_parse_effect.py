@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from conftest import ROOT
 
-from mteval.meta.judged import Judged
+from mteval.meta.stats.judged import Judged
 
 
 def _study() -> ModuleType:

@@ -1,0 +1,455 @@
+"""iqeval -assessments FILE: correlation of cached metric scores with human judgements.
+
+Segment level: every (system, segment) with both a human and a metric score is one point.
+Pearson/Spearman/Kendall use the ``average`` grouping (``none`` = one flattened vector, the
+default; ``item`` = per source segment, averaged; ``sys`` = per system, averaged). The pair
+statistics (``kendall-wmt12``, ``kendall-wmt20``, ``accuracy``) compare only translations of the
+same segment (grouped by item, micro-averaged), as WMT does. CIs resample segments (all systems of
+a segment together). System level: one point per system (the metric's system score from the
+cache, the human system score from the assessments); CIs resample segments too, with system
+scores as segment means in each resample, shifted to the reported value
+(``significance.system_level_ci``); without segment-level human scores they resample systems.
+
+Metric scores are oriented so that higher is better (an error metric with
+``higher_is_better = False`` is negated; Asiya's ``-WER``/``-TER`` already are), so every
+correlation with a higher-is-better human score is expected positive.
+
+WMT23/24 statistics (``mteval.meta.stats.wmt_stats``, at parity with mt-metrics-eval): ``acc_eq`` and
+``tau_eq`` (Deutsch et al. 2023: pairwise accuracy / tau with tie calibration, mt-metrics-eval
+``KendallWithTiesOpt`` variants ``acc23`` / ``23``; segment level grouped by item unless
+``--average`` says otherwise, as WMT23/24's ``avg_by='item'``; system level over the system
+vector; the record's ``epsilon`` is the calibrated metric tie threshold; CIs resample items, with
+the threshold re-optimised in every resample), ``spa`` (WMT24 soft pairwise accuracy, system
+level, from the systems' segment scores), ``pdp`` (pairwise-difference Pearson, ``Pearson(pdp=True)``,
+rows of ``--average``, default item). With ``--significance`` and Pearson first among the
+``--corr`` correlations, Williams' test rows (``williams:pearson``) join PERM-BOTH and the bootstrap;
+with acc_eq/tau_eq/spa first, mt-metrics-eval's tests of WMT23/24 (``perm-pairs`` at segment level,
+``perm-both`` at system level; ``--early-stop BLOCK,MIN,MAX``).
+
+Records: ``target`` = the correlation name (``pearson``, ``pearson/mean-removed``,
+``pearson/weighted``...), ``metric``, ``level``, ``score`` = the correlation, with
+``correlation``, ``variant`` (plain, mean-removed, weighted), ``n``, ``ci_low``, ``ci_high``;
+with significance, one row per ordered metric pair (metric ``A>B``, target ``perm-both:NAME`` or
+``bootstrap:NAME``), ``score`` = difference and ``p_value`` (H1: A correlates better than B).
+
+``-compare`` / ``-compareSystems`` (paired significance between systems) is
+``mteval.evaluate.compare``; the options ``--resamples`` and ``--seed`` registered here serve both
+(``--seed`` defaults to 1234 here, to sacreBLEU's 12345 there).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mteval.errors import ConfigError
+from mteval.io.assessments import Assessments, read_assessments
+from mteval.meta.learn.model_file import in_sample_metrics
+from mteval.meta.stats import wmt_stats
+from mteval.meta.stats.correlation import STATISTICS, correlate, mean_removed, pearson
+from mteval.meta.stats.paired import check_count
+from mteval.meta.stats.significance import (
+    NO_EARLY_STOP,
+    EarlyStop,
+    bootstrap_ci,
+    paired_bootstrap,
+    pairwise_permutation_sig_diff,
+    perm_both,
+    permutation_sig_diff,
+    system_level_ci,
+)
+from mteval.metrics.base import ScoreSet
+from mteval.metrics.registry import higher_is_better
+from mteval.store.cache import refset_name
+
+Record = dict[str, Any]
+LOG = logging.getLogger(__name__)
+PAIR_STATISTICS = ("kendall-wmt12", "kendall-wmt20", "accuracy")
+DEFAULT_CORRELATIONS = ("pearson", "spearman", "kendall", "kendall-wmt12", "accuracy")
+WMT_STATISTICS = ("acc_eq", "tau_eq", "spa", "pdp")  # mteval.meta.stats.wmt_stats
+WMT_TESTED = ("acc_eq", "tau_eq", "spa")  # --significance: mt-metrics-eval's permutation tests
+KNOWN = (*STATISTICS, *WMT_STATISTICS)
+ASSESSMENT_SEED = 1234  # -assessments' default --seed
+
+
+@dataclass(frozen=True)
+class Points:
+    """Aligned human and metric scores of one level, with grouping and resampling ids."""
+
+    human: np.ndarray
+    metrics: dict[str, np.ndarray]
+    items: np.ndarray  # segment id (seg) or system index (sys): the resampling unit
+    systems: np.ndarray  # system index of every point
+    weights: np.ndarray | None = None
+    # system level only: (A, S) segment scores, for CIs that resample segments
+    human_segments: np.ndarray | None = None
+    metric_segments: dict[str, np.ndarray] | None = None
+
+
+def segment_points(human: Assessments, scores: dict[str, dict[str, ScoreSet]], systems: Sequence[str],
+                   orient: Callable[[str], bool], rows: np.ndarray,
+                   lengths: np.ndarray | None = None) -> Points:
+    """Points of the segment level: ``scores[metric][system]`` from the cache, ``rows`` 0-based."""
+    rated = [s for s in systems if s in human.systems]
+    if not rated:
+        raise ConfigError("no selected system has human assessments; assessed: " + ", ".join(human.systems))
+    h = np.concatenate([human.segment_scores(s)[rows] for s in rated])
+    metric = {m: np.concatenate([per[s].segments[rows] for s in rated]) * (1 if orient(m) else -1)
+              for m, per in scores.items()}
+    items = np.tile(np.arange(len(rows)), len(rated))
+    sys_ids = np.repeat(np.arange(len(rated)), len(rows))
+    weights = None if lengths is None else np.tile(np.asarray(lengths, dtype=np.float64)[rows], len(rated))
+    return Points(h, metric, items, sys_ids, weights)
+
+
+def system_points(human: Assessments, scores: dict[str, dict[str, ScoreSet]], systems: Sequence[str],
+                  orient: Callable[[str], bool]) -> Points:
+    """Points of the system level: one per system with a human system score."""
+    rated = [s for s in systems if s in human.system]
+    if len(rated) < 3:
+        raise ConfigError(f"system-level correlation needs at least 3 assessed systems, got {len(rated)}")
+    h = np.asarray([human.system[s] for s in rated])
+    sign = {m: 1 if orient(m) else -1 for m in scores}
+    metric = {m: np.asarray([per[s].system for s in rated]) * sign[m] for m, per in scores.items()}
+    ids = np.arange(len(rated))
+    human_seg = np.stack([human.segment_scores(s) for s in rated])
+    metric_seg = {m: np.stack([per[s].segments for s in rated]) * sign[m] for m, per in scores.items()}
+    usable = not np.all(np.isnan(human_seg))
+    return Points(h, metric, ids, ids, None, human_seg if usable else None, metric_seg if usable else None)
+
+
+def _groups(points: Points, name: str, level: str, average: str | None) -> np.ndarray | None:
+    """Grouping of a statistic: pair statistics stay within segments at segment level."""
+    if level == "seg" and name in PAIR_STATISTICS:
+        return points.items
+    return {"none": None, "item": points.items, "sys": points.systems}[average or "none"]
+
+
+def _variants(points: Points, level: str, mean_remove: bool) -> list[tuple[str, Points]]:
+    """The plain points and, with ``mean_remove`` at segment level, mean-removed ones."""
+    out = [("plain", points)]
+    if mean_remove and level == "seg":
+        removed = {}
+        for m, values in points.metrics.items():
+            present = ~(np.isnan(values) | np.isnan(points.human))
+            removed[m] = mean_removed(values, points.items, present)
+        # the human vector is mean-removed per metric's support; with complete scores it is shared
+        any_metric = next(iter(points.metrics.values()))
+        present = ~(np.isnan(any_metric) | np.isnan(points.human))
+        out.append(("mean-removed", Points(mean_removed(points.human, points.items, present), removed,
+                                           points.items, points.systems)))
+    return out
+
+
+def correlation_records(points: Points, level: str, refset: str, correlations: Sequence[str],
+                        average: str | None = None, mean_remove: bool = False, n_resamples: int = 1000,
+                        seed: int = 1234, thresh: float = 25.0) -> list[Record]:
+    """One record per metric, correlation and variant, with its bootstrap CI."""
+    unknown = [c for c in correlations if c not in KNOWN]
+    if unknown:
+        raise ConfigError(f"--corr: unknown correlation(s) {unknown}; known: {', '.join(KNOWN)}")
+    out: list[Record] = []
+    spa = _spa(points, level, n_resamples, seed) if "spa" in correlations else {}
+    for variant, pts in _variants(points, level, mean_remove):
+        for metric, values in pts.metrics.items():
+            for name in correlations:
+                if variant == "mean-removed" and name in (*PAIR_STATISTICS, *WMT_STATISTICS):
+                    continue  # within-segment pairs: removing the segment mean changes nothing
+                if name in WMT_STATISTICS:
+                    out.append(_wmt_record(pts, level, refset, name, metric, average, n_resamples, seed, spa))
+                    continue
+                if level == "sys" and pts.human_segments is not None and pts.metric_segments is not None:
+                    value = correlate(name, pts.human, values, thresh=thresh)
+                    ci = system_level_ci(name, value, pts.human_segments, pts.metric_segments[metric],
+                                         n=n_resamples, seed=seed, thresh=thresh)
+                else:
+                    ci = bootstrap_ci(name, pts.human, values, pts.items, _groups(pts, name, level, average),
+                                      n=n_resamples, seed=seed, thresh=thresh)
+                n = int((~(np.isnan(pts.human) | np.isnan(values))).sum())
+                label = name if variant == "plain" else f"{name}/{variant}"
+                out.append(_record(label, refset, metric, level, ci.value, correlation=name, variant=variant,
+                                   n=n, ci_low=ci.low, ci_high=ci.high))
+        if points.weights is not None and variant == "plain" and level == "seg":
+            out += _weighted_records(pts, refset, n_resamples, seed)
+    return out
+
+
+def _matrix(points: Points, values: np.ndarray) -> np.ndarray:
+    """The ``(systems, items)`` matrix of segment-level point values (NaN where absent)."""
+    out = np.full((int(points.systems.max()) + 1, int(points.items.max()) + 1), np.nan)
+    out[points.systems, points.items] = values
+    return out
+
+
+def _spa(points: Points, level: str, n_resamples: int, seed: int) -> dict[str, tuple[float, float, float]]:
+    """metric -> (SPA, CI low, CI high) (WMT24; CIs resample the segments, all metrics at once)."""
+    if level != "sys":
+        raise ConfigError("--corr spa is a system-level statistic (WMT24 soft pairwise accuracy): use -G sys")
+    if points.human_segments is None or points.metric_segments is None:
+        raise ConfigError("--corr spa needs segment-level human scores of the systems (a 'system segment score' file)")
+    names = list(points.metric_segments)
+    stack = np.stack([points.metric_segments[m] for m in names])
+    draws = wmt_stats.spa_draws(points.human_segments, stack, n_resamples, seed)
+    return {m: (wmt_stats.soft_pairwise_accuracy(points.human_segments, stack[k]),
+                *wmt_stats.percentile(draws[:, k])) for k, m in enumerate(names)}
+
+
+def _wmt_record(points: Points, level: str, refset: str, name: str, metric: str, average: str | None,
+                n_resamples: int, seed: int, spa: dict[str, tuple[float, float, float]]) -> Record:
+    """One record of a WMT23/24 statistic (acc_eq, tau_eq: with the calibrated epsilon; spa)."""
+    values = points.metrics[metric]
+    n = int((~(np.isnan(points.human) | np.isnan(values))).sum())
+    if name == "spa":
+        value, low, high = spa[metric]
+        return _record(name, refset, metric, level, value, correlation=name, variant="plain", n=n,
+                       ci_low=low, ci_high=high)
+    if name == "pdp":
+        return _pdp_record(points, level, refset, metric, average, n_resamples, seed, n)
+    variant = "acc23" if name == "acc_eq" else "23"
+    if level == "seg":
+        result, low, high = wmt_stats.tie_calibration_ci(_matrix(points, points.human), _matrix(points, values),
+                                                         variant, average or "item", n_resamples, seed=seed)
+    else:
+        result = wmt_stats.tie_calibration(points.human, values, variant, "none")
+        low, high = _system_ci(points, metric, result.value, variant, n_resamples, seed)
+    return _record(name, refset, metric, level, result.value, correlation=name, variant="plain", n=n,
+                   ci_low=low, ci_high=high, epsilon=result.epsilon)
+
+
+def _pdp_record(points: Points, level: str, refset: str, metric: str, average: str | None, n_resamples: int,
+                seed: int, n: int) -> Record:
+    """Pairwise-difference Pearson (mt-metrics-eval ``Pearson(pdp=True)``): at segment level over the
+    rows of ``average`` (default item: differences between the systems' translations of a segment),
+    CI by resampling items; at system level over the system vector (= Pearson), CI as the others."""
+    if level == "sys":
+        def stat(h: np.ndarray, m: np.ndarray) -> float:
+            """PDP of one system vector."""
+            return wmt_stats.pairwise_diff_pearson(h, m, "none")
+
+        value = stat(points.human, points.metrics[metric])
+        low, high = _system_ci_of(points, metric, value, stat, n_resamples, seed)
+    else:
+        h, m = _matrix(points, points.human), _matrix(points, points.metrics[metric])
+        value = wmt_stats.pairwise_diff_pearson(h, m, average or "item")
+        counts = wmt_stats.item_resamples(h.shape[1], n_resamples, seed)
+        draws = np.empty(len(counts))
+        for b, c in enumerate(counts):
+            i = np.repeat(np.arange(h.shape[1]), c)
+            draws[b] = wmt_stats.pairwise_diff_pearson(h[:, i], m[:, i], average or "item")
+        low, high = wmt_stats.percentile(draws)
+    return _record("pdp", refset, metric, level, value, correlation="pdp", variant="plain", n=n,
+                   ci_low=low, ci_high=high)
+
+
+def _system_ci(points: Points, metric: str, value: float, variant: str, n_resamples: int,
+               seed: int) -> tuple[float, float]:
+    """CI of a system-level acc_eq / tau_eq: segments resampled (as system_level_ci), else systems."""
+    def stat(h: np.ndarray, m: np.ndarray) -> float:
+        """The tie-calibrated statistic of one system vector."""
+        return wmt_stats.tie_calibration(h, m, variant, "none").value
+
+    return _system_ci_of(points, metric, value, stat, n_resamples, seed, variant)
+
+
+def _system_ci_of(points: Points, metric: str, value: float, stat: Callable[[np.ndarray, np.ndarray], float],
+                  n_resamples: int, seed: int, name: str = "pdp") -> tuple[float, float]:
+    """CI of a system-level statistic ``stat``: segments resampled (system_level_ci), else systems."""
+    if points.human_segments is not None and points.metric_segments is not None:
+        ci = system_level_ci(name, value, points.human_segments, points.metric_segments[metric],
+                             n=n_resamples, seed=seed, statistic=stat)
+        return ci.low, ci.high
+    rng = np.random.default_rng(seed)
+    size = len(points.human)
+    draws = [stat(points.human[i], points.metrics[metric][i]) for i in rng.integers(0, size, (n_resamples, size))]
+    return wmt_stats.percentile(np.asarray(draws))
+
+
+def _weighted_records(points: Points, refset: str, n_resamples: int, seed: int) -> list[Record]:
+    """Length-weighted Pearson (seed 003), CI by resampling segments."""
+    out: list[Record] = []
+    weights = points.weights
+    if weights is None:
+        return out
+    rows = [np.flatnonzero(points.items == u) for u in np.unique(points.items)]
+    for metric, values in points.metrics.items():
+        value = pearson(points.human, values, weights)
+        draws = []
+        rng = np.random.default_rng(seed)
+        for _ in range(n_resamples):
+            idx = np.concatenate([rows[d] for d in rng.integers(0, len(rows), len(rows))])
+            draws.append(pearson(points.human[idx], values[idx], weights[idx]))
+        finite = np.asarray(draws)[~np.isnan(draws)]
+        low, high = (np.quantile(finite, [0.025, 0.975]) if len(finite) else (np.nan, np.nan))
+        out.append(_record("pearson/weighted", refset, metric, "seg", value, correlation="pearson",
+                           variant="weighted",
+                           n=int((~(np.isnan(points.human) | np.isnan(values))).sum()),
+                           ci_low=float(low), ci_high=float(high)))
+    return out
+
+
+def significance_records(points: Points, level: str, refset: str, correlation: str, average: str | None = None,
+                         n_resamples: int = 1000, seed: int = 1234, thresh: float = 25.0,
+                         early: EarlyStop = NO_EARLY_STOP) -> list[Record]:
+    """Every ordered metric pair A>B: PERM-BOTH and paired-bootstrap p-values (and Williams' test
+    for Pearson); for acc_eq, tau_eq and spa mt-metrics-eval's permutation tests (:func:`_wmt_tests`)."""
+    if correlation in WMT_TESTED:
+        return _wmt_tests(points, level, refset, correlation, average, n_resamples, seed, early)
+    if correlation not in STATISTICS:
+        raise ConfigError(f"--significance tests one of {', '.join((*STATISTICS, *WMT_TESTED))}: "
+                          "put one first in --corr")
+    out: list[Record] = []
+    groups = _groups(points, correlation, level, average)
+    names = list(points.metrics)
+    for a in names:
+        for b in names:
+            if a == b:
+                continue
+            perm = perm_both(correlation, points.human, points.metrics[a], points.metrics[b], groups,
+                             n=n_resamples, seed=seed, thresh=thresh)
+            boot = paired_bootstrap(correlation, points.human, points.metrics[a], points.metrics[b],
+                                    points.items, groups, n=n_resamples, seed=seed, thresh=thresh)
+            label = f"{a}>{b}"
+            out.append(_record(f"perm-both:{correlation}", refset, label, level, perm.delta,
+                               correlation=correlation, test="perm-both", p_value=perm.p_value))
+            out.append(_record(f"bootstrap:{correlation}", refset, label, level, boot.delta,
+                               correlation=correlation, test="bootstrap", p_value=boot.p_value,
+                               ci_low=boot.low, ci_high=boot.high))
+            if correlation == "pearson":
+                out.append(_williams_record(points, level, refset, a, b, groups))
+    return out
+
+
+def _wmt_tests(points: Points, level: str, refset: str, name: str, average: str | None, n_resamples: int,
+               seed: int, early: EarlyStop) -> list[Record]:
+    """mt-metrics-eval's tests of WMT23/24 for every ordered pair A>B: segment-level acc_eq/tau_eq
+    ``PairwisePermutationSigDiff`` (``perm-pairs``: pair comparisons swapped, each metric at its own
+    calibrated epsilon, rows of ``--average``, default item); system-level acc_eq/tau_eq and spa
+    ``PermutationSigDiff`` (``perm-both``, tie calibration re-run / SPA recomputed in every draw)."""
+    if name == "spa" and (level != "sys" or points.human_segments is None or points.metric_segments is None):
+        raise ConfigError("--significance on spa needs -G sys and segment-level human scores")
+    out: list[Record] = []
+    names = list(points.metrics)
+    for a in names:
+        for b in names:
+            if a == b:
+                continue
+            if name == "spa" and points.human_segments is not None and points.metric_segments is not None:
+                test, result = "perm-both", permutation_sig_diff(
+                    "spa", points.human_segments, points.metric_segments[a], points.metric_segments[b], "none",
+                    n_resamples, early, seed)
+            elif level == "seg":
+                test, result = "perm-pairs", pairwise_permutation_sig_diff(
+                    _matrix(points, points.human), _matrix(points, points.metrics[a]),
+                    _matrix(points, points.metrics[b]), "acc23" if name == "acc_eq" else "23", average or "item",
+                    n_resamples, early, seed=seed)
+            else:
+                test, result = "perm-both", permutation_sig_diff(
+                    name, points.human, points.metrics[a], points.metrics[b], "none", n_resamples, early, seed)
+            out.append(_record(f"{test}:{name}", refset, f"{a}>{b}", level, result.delta, correlation=name,
+                               test=test, p_value=result.p_value, trials=len(result.draws)))
+    return out
+
+
+def _williams_record(points: Points, level: str, refset: str, a: str, b: str, groups: np.ndarray | None) -> Record:
+    """Williams' test (mt-metrics-eval ``WilliamsSigDiff``) of Pearson(A) > Pearson(B); n = the points
+    with a human and both metric scores; p-value one-sided for H1: A correlates better than B."""
+    ma, mb = points.metrics[a], points.metrics[b]
+    keep = ~(np.isnan(points.human) | np.isnan(ma) | np.isnan(mb))
+    g = None if groups is None else groups[keep]
+
+    def stat(x: np.ndarray, y: np.ndarray) -> float:
+        """Pearson with the grouping of the significance tests."""
+        return correlate("pearson", x, y, g)
+
+    p, r1, r2 = wmt_stats.williams(points.human[keep], ma[keep], mb[keep], stat, n=int(keep.sum()))
+    return _record("williams:pearson", refset, f"{a}>{b}", level, r1 - r2, correlation="pearson",
+                   test="williams", p_value=p if r1 > r2 else 1 - p)
+
+
+def _record(target: str, refset: str, metric: str, level: str, score: float, **extra: Any) -> Record:
+    """One correlation record in iqeval's shape."""
+    return {"target": target, "refset": refset, "metric": metric, "level": level, "doc": "-",
+            "segment": "-", "score": float(score), **extra}
+
+
+@dataclass(frozen=True)
+class AssessOptions:
+    """-assessments' options, by iqeval's names (``corr``: comma-separated names; ``seed`` None:
+    :data:`ASSESSMENT_SEED`; ``early_stop``: ``BLOCK,MIN,MAX`` or None)."""
+
+    corr: str = ",".join(DEFAULT_CORRELATIONS)
+    average: str | None = None
+    mean_removed: bool = False
+    weighted: bool = False
+    significance: bool = False
+    early_stop: str | None = None
+    resamples: int = 1000
+    seed: int | None = None
+    thresh: float = 25.0
+
+
+def correlation_names(value: str) -> list[str]:
+    """The comma-separated ``--corr`` names; an empty list (``--corr=``, ``--corr ,``) is refused."""
+    names = [c.strip() for c in value.split(",") if c.strip()]
+    if not names:
+        raise ConfigError(f"--corr {value!r}: names no correlation; give one or more of {', '.join(KNOWN)}")
+    return names
+
+
+def early_stop(value: str | None) -> EarlyStop:
+    """``--early-stop BLOCK,MIN,MAX`` (None: no early stopping)."""
+    if value is None:
+        return NO_EARLY_STOP
+    try:
+        block, low, high = value.split(",")
+        stop = EarlyStop(int(block), float(low), float(high))
+    except ValueError:
+        raise ConfigError(f"--early-stop {value!r}: give BLOCK,MIN,MAX, e.g. 100,0.02,0.5") from None
+    if stop.block_size < 1 or not 0 <= stop.early_min <= stop.early_max <= 1:
+        raise ConfigError(f"--early-stop {value!r}: BLOCK must be >= 1 and 0 <= MIN <= MAX <= 1")
+    return stop
+
+
+def reference_lengths(texts: Any, references: Sequence[str]) -> np.ndarray:
+    """Mean whitespace word count of the selected references, per segment (for --weighted)."""
+    counts = [[len(seg.split()) for seg in texts.references[r].segments] for r in references]
+    return np.mean(np.asarray(counts, dtype=np.float64), axis=0)
+
+
+def _warn_in_sample(cache: Any, target: str, refset: str, metrics: Sequence[str], assessments: str) -> None:
+    """Warn about learned metrics (``mteval tune``) evaluated on the judgements they were trained on."""
+    for metric in in_sample_metrics(cache, target, refset, list(metrics), assessments):
+        LOG.warning(f"IN-SAMPLE: {metric} was learned (mteval tune) on {assessments}; its correlations with these "
+                    "judgements are in-sample and optimistic (mteval tune's report has its test-fold values)")
+
+
+def assess(assessments: str, cache: Any, sel: Any, texts: Any, options: AssessOptions) -> list[Record]:
+    """iqeval -assessments FILE at -G seg or sys: correlations of the selected metrics with the human
+    assessments in ``assessments`` (and metric-vs-metric tests with ``options.significance``)."""
+    correlations = correlation_names(options.corr)
+    check_count(options.resamples, "--resamples")
+    human = read_assessments(assessments, len(texts), texts.documents,
+                             systems=[*texts.systems, *texts.references])
+    refset = refset_name(sel.references)
+    scores = {m: {s: cache.load(s, refset, m, len(texts)) for s in sel.systems} for m in sel.metrics}
+    _warn_in_sample(cache, sel.systems[0], refset, sel.metrics, assessments)
+    seed = ASSESSMENT_SEED if options.seed is None else options.seed
+    if sel.level == "seg":
+        lengths = reference_lengths(texts, sel.references) if options.weighted else None
+        points = segment_points(human, scores, sel.systems, higher_is_better,
+                                sel.rows, lengths)
+    elif sel.level == "sys":
+        points = system_points(human, scores, sel.systems, higher_is_better)
+    else:
+        raise ConfigError("-assessments works at -G seg or -G sys")
+    out = correlation_records(points, sel.level, refset, correlations, options.average, options.mean_removed,
+                              options.resamples, seed, options.thresh)
+    if options.significance and len(sel.metrics) > 1:
+        tested = next((c for c in correlations if c in STATISTICS or c in WMT_TESTED), "")
+        out += significance_records(points, sel.level, refset, tested, options.average,
+                                    options.resamples, seed, options.thresh, early_stop(options.early_stop))
+    return out
