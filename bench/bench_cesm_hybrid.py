@@ -46,7 +46,7 @@ def load_texts(limit: int | None) -> tuple[dict[str, list[str]], dict[str, list[
 def cached_parses(texts: list[str]) -> list | None:
     """Sentences of all texts from the warm cache, or None when any text is not cached."""
     from mteval.annotate.annotator import Annotator
-    from mteval.annotate.cache import cache_key
+    from mteval.annotate.conllu_cache import cache_key
     from mteval.annotate.textprep import prepare_text
 
     if not CACHE.exists():

@@ -36,7 +36,7 @@ CACHE = ROOT / "bench" / "out" / "annotation-cache"
 
 def cached_prefix(annotator: Any, texts: list[list[str]], candidates: tuple[int, ...]) -> int:
     """The largest candidate ``n`` whose first ``n`` segments of every text are all in the cache."""
-    from mteval.annotate.cache import cache_key
+    from mteval.annotate.conllu_cache import cache_key
     from mteval.annotate.textprep import prepare_text
 
     def cached(t: str) -> bool:

@@ -107,7 +107,7 @@ def load_sides(limit: int | None) -> tuple[dict[str, Side], dict[str, Side], str
     parsed: dict[str, list[Sentence]] | None = None
     if CACHE.exists():
         from mteval.annotate.annotator import Annotator
-        from mteval.annotate.cache import cache_key
+        from mteval.annotate.conllu_cache import cache_key
         from mteval.annotate.textprep import prepare_text
 
         ann = Annotator(CACHE)

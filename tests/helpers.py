@@ -73,7 +73,7 @@ def small_experiment(folder: Path, metrics: Sequence[str], segments: int = 20, *
 def cache_tree(cache: Path) -> dict[str, bytes]:
     """Every file under a cache (scores and annotation) by relative path; the lock file, which
     holds a process id, aside, the annotation shards' names without the id of the process
-    that wrote them (``PID-SEQ-HASH.conllu``: mteval.annotate.cache), and the stamp indexes without
+    that wrote them (``PID-SEQ-HASH.conllu``: mteval.annotate.conllu_cache), and the stamp indexes without
     the path of the experiment file that wrote them (and so their checksum: mteval.store.stamps)."""
     return {re.sub(r"/\d+-(\d+-\w+\.\w+)$", r"/\1", str(p.relative_to(cache))): _without_writer(p)
             for p in sorted(cache.rglob("*")) if p.is_file() and p.name != ".lock"}

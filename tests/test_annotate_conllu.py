@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mteval.annotate.cache import AnnotationCache, cache_key
+from mteval.annotate.conllu_cache import AnnotationCache, cache_key
 from mteval.annotate.model import ArcScores, Sentence, Word, parse_conllu, to_conllu
 
 HAND = """# sent_id = s1

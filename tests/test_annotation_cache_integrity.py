@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from mteval.annotate.annotator import Annotator
-from mteval.annotate.cache import AnnotationCache
+from mteval.annotate.conllu_cache import AnnotationCache
 from mteval.annotate.model import ArcScores, Sentence, Word, to_conllu
 
 TEXTS = [f"Segment number {i} has {'some ' * (i % 4)}words ." for i in range(10)]
@@ -160,7 +160,7 @@ def test_concurrent_runs_parse_each_segment_once(tmp_path: Path) -> None:
 
 def test_a_waiting_run_says_whom_it_waits_for(tmp_path: Path) -> None:
     code = ("import logging, sys; from pathlib import Path; logging.basicConfig(stream=sys.stderr); "
-            "from mteval.annotate.cache import AnnotationCache; c = AnnotationCache(Path(sys.argv[1]))\n"
+            "from mteval.annotate.conllu_cache import AnnotationCache; c = AnnotationCache(Path(sys.argv[1]))\n"
             "with c.locked(): print('got it')")
     with AnnotationCache(tmp_path).locked():
         proc = subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE,

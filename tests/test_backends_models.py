@@ -11,7 +11,7 @@ import pytest
 
 from mteval.annotate import backends
 from mteval.annotate.annotator import Annotator
-from mteval.annotate.cache import cache_key
+from mteval.annotate.conllu_cache import cache_key
 from mteval.annotate.model import Sentence
 from mteval.metrics.matrix_tree import expected_arcs
 

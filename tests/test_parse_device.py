@@ -13,7 +13,7 @@ import torch
 
 from mteval.annotate import stanza_adapter
 from mteval.annotate.annotator import _cpu_only, identity_of
-from mteval.annotate.cache import cache_key
+from mteval.annotate.conllu_cache import cache_key
 from mteval.annotate.stanza_adapter import (
     ModelChoice,
     check_device,

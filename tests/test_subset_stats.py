@@ -170,7 +170,7 @@ def test_nist_recomputed_with_the_experiments_case_setting(tmp_path: Path) -> No
 def test_a_generated_reference_set_is_read_from_its_files(experiment: Path, tmp_path: Path) -> None:
     """-R HYB: the set's parallel texts CACHE/.hybrid/HYB.1..K are its references; missing or
     short files are one-line errors naming the file."""
-    from mteval.evaluate.scores import SubsetTexts
+    from mteval.evaluate.outside_qarla import SubsetTexts
     from mteval.experiment.loading import load
     from mteval.experiment.texts import load_texts
 
@@ -194,7 +194,7 @@ def test_a_generated_reference_set_is_read_from_its_files(experiment: Path, tmp_
 
 def test_whole_set_never_touches_the_texts(experiment: Path) -> None:
     """Without -T the stored scores are read as they are: the texts are not even looked at."""
-    from mteval.evaluate.scores import SubsetTexts, outside_qarla
+    from mteval.evaluate.outside_qarla import SubsetTexts, outside_qarla
     from mteval.evaluate.selection import select
     from mteval.experiment.loading import load
 

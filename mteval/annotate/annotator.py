@@ -38,8 +38,8 @@ import numpy as np
 from mteval import progress
 from mteval.annotate.backends import Backend, Parser
 from mteval.annotate.backends import select as select_backend
-from mteval.annotate.cache import AnnotationCache, cache_key
 from mteval.annotate.chunking import MAX_SEGMENT_WORDS
+from mteval.annotate.conllu_cache import AnnotationCache, cache_key
 from mteval.annotate.model import ArcScores, Sentence
 from mteval.annotate.remote import ModelSpec, Parsed, RemoteParser
 from mteval.annotate.stanza_adapter import (

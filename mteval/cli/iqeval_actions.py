@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mteval.errors import CacheError
-from mteval.evaluate import compare, correlate, qarla, scores
+from mteval.evaluate import compare, correlate, outside_qarla, qarla
 from mteval.evaluate.selection import Selection
 from mteval.experiment.spec import Experiment
 from mteval.meta.stats.significance import WMT_EARLY_STOP
@@ -23,7 +23,7 @@ Action = Callable[[argparse.Namespace, Experiment, ScoreCache, Selection, Any], 
 def _do_oq(args: argparse.Namespace, experiment: Experiment, cache: ScoreCache, sel: Selection,
            texts: Any) -> list[Record]:
     """iqeval -doOQ: metric scores outside QARLA."""
-    return scores.outside_qarla(cache, sel, texts.documents, scores.SubsetTexts.of(experiment, texts))
+    return outside_qarla.outside_qarla(cache, sel, texts.documents, outside_qarla.SubsetTexts.of(experiment, texts))
 
 
 def add_qarla_arguments(parser: argparse.ArgumentParser) -> None:

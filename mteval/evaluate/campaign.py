@@ -10,11 +10,9 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mteval.errors import ConfigError
-from mteval.evaluate.scores import SubsetTexts, outside_qarla
-from mteval.evaluate.selection import Selection, select, selected_files
 from mteval.experiment.loading import load
 from mteval.experiment.spec import Experiment, computable
 from mteval.experiment.texts import LoadedTexts, load_texts
@@ -23,6 +21,9 @@ from mteval.setup.expected import StaleFile
 from mteval.setup.run import Progress, SetupReport, run_setup
 from mteval.setup.verify import open_cache, verifier_of
 from mteval.store.cache import ScoreCache, refset_name
+
+if TYPE_CHECKING:  # the measures are imported by the methods that use them: iqsetup needs none
+    from mteval.evaluate.selection import Selection
 
 Record = dict[str, Any]
 Names = str | Sequence[str] | None  # a set name or comma-separated names (as iqeval -M -S -R), or a list
@@ -118,6 +119,8 @@ class Campaign:
     def selection(self, level: str = "sys", metrics: Names = None, systems: Names = None, references: Names = None,
                   segments: str | Sequence[int] | None = None, with_references: bool = False) -> Selection:
         """What iqeval's -G -M -S -R -T -doref select (checked: an unknown name is one error)."""
+        from mteval.evaluate.selection import select
+
         chosen = segments if segments is None or isinstance(segments, str) else ",".join(map(str, segments))
         return select(self.experiment, self.cache, len(self.texts), _joined(metrics), _joined(systems),
                       _joined(references), chosen, level, with_references)
@@ -126,6 +129,8 @@ class Campaign:
                segments: str | Sequence[int] | None = None, with_references: bool = False) -> list[Record]:
         """``iqeval -doOQ``'s records at ``level`` (sys, doc or seg): target, refset, metric, level,
         doc, segment, score (and ``aggregate``: the rule of a sys or doc score)."""
+        from mteval.evaluate.outside_qarla import SubsetTexts, outside_qarla
+
         sel = self.selection(level, metrics, systems, references, segments, with_references)
         return self._records(sel, lambda: outside_qarla(self.cache, sel, self.texts.documents,
                                                         SubsetTexts.of(self.experiment, self.texts)))
@@ -137,7 +142,7 @@ class Campaign:
         try:
             _, found = self.cache.read(sel.systems[0], refset, sel.metrics[0], len(self.texts))
         except StaleFile as stale:
-            raise verifier_of(self.cache).summary(stale, selected_files(sel)) from None
+            raise verifier_of(self.cache).summary(stale, sel_files(sel)) from None
         return Score(metric, float(found.scores.system), [float(v) for v in found.scores.segments],
                      f"nrefs:{len(sel.references)}|{found.signature}", _higher_is_better(sel.metrics[0]))
 
@@ -180,12 +185,12 @@ class Campaign:
         try:
             records = make()
         except StaleFile as stale:
-            raise verifier_of(self.cache).summary(stale, selected_files(sel)) from None
+            raise verifier_of(self.cache).summary(stale, sel_files(sel)) from None
         return [{k: v for k, v in r.items() if not k.startswith("_")} for r in records]
 
 
 def _higher_is_better(metric: str) -> bool:
-    """A metric's direction, as iqeval's (:func:`mteval.evaluate.scores.higher_is_better`), from
+    """A metric's direction, as iqeval's (:func:`mteval.metrics.registry.higher_is_better`), from
     its own family only (that one loads every family); a user's own metric counts as a similarity."""
     try:
         family = registry.create(registry.family_of(metric))
@@ -199,3 +204,10 @@ def _joined(value: Names) -> str | None:
     if value is None or isinstance(value, str):
         return value
     return ",".join(value)
+
+
+def sel_files(sel: Selection) -> list[tuple[str, str, str]]:
+    """The (target, refset, metric) files of a selection (:func:`mteval.evaluate.selection.selected_files`)."""
+    from mteval.evaluate.selection import selected_files
+
+    return selected_files(sel)

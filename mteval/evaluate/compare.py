@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from mteval.errors import CacheError, ConfigError, quote
-from mteval.evaluate.scores import SubsetTexts, check_statistics, level_records
+from mteval.evaluate.outside_qarla import SubsetTexts, check_statistics, level_records
 from mteval.evaluate.selection import Selection
 from mteval.experiment.spec import Experiment
 from mteval.meta.stats.clusters import CORRECTIONS, adjust, adjust_pairwise, ranking

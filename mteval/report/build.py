@@ -15,16 +15,16 @@ from mteval import __version__, progress
 from mteval.errors import CacheError, ConfigError, quote
 from mteval.evaluate import compare
 from mteval.evaluate.campaign import Campaign
-from mteval.evaluate.scores import SubsetTexts
+from mteval.evaluate.outside_qarla import SubsetTexts
 from mteval.evaluate.selection import select, selected_files
 from mteval.experiment.spec import Experiment
 from mteval.experiment.texts import LoadedTexts
 from mteval.files import write_atomic
 from mteval.io.assessments import read_assessments
 from mteval.report import analysis, comparing, syntax
+from mteval.report.content import Report
 from mteval.report.data import RecordingCache, SystemScores, problem_lines, signatures_of, system_scores
 from mteval.report.drilldown import drill
-from mteval.report.model import Report
 from mteval.report.pair import read_freq_corpus
 from mteval.setup.verify import verifier_of
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from mteval.errors import CacheError
-from mteval.evaluate.scores import SubsetTexts, level_records
+from mteval.evaluate.outside_qarla import SubsetTexts, level_records
 from mteval.evaluate.selection import Selection
 from mteval.io.corpus import DocumentIndex
 from mteval.scores import ScoreSet

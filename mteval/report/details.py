@@ -5,8 +5,8 @@ from __future__ import annotations
 from html import escape
 
 from mteval.report import plots
+from mteval.report.content import Report
 from mteval.report.drilldown import DrillSegment, Tokens
-from mteval.report.model import Report
 from mteval.report.sections import num
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from mteval.evaluate import compare
-from mteval.report.model import Report
+from mteval.report.content import Report
 
 FORMAT = "mteval-report/1"
 

@@ -1,4 +1,4 @@
-"""Render a :class:`~mteval.report.model.Report` as one self-contained HTML page: inline CSS,
+"""Render a :class:`~mteval.report.content.Report` as one self-contained HTML page: inline CSS,
 inline SVG plots, no script and no external resource; every user string escaped."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from html import escape
 
 from mteval.report import details, pair_html, sections
-from mteval.report.model import Report
+from mteval.report.content import Report
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:1.5em 2em;color:#222;max-width:1600px}

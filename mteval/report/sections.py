@@ -12,7 +12,7 @@ import numpy as np
 from mteval.metrics.registry import higher_is_better
 from mteval.report import plots
 from mteval.report.analysis import SEGMENT_CORRELATIONS, SYSTEM_CORRELATIONS, Significance, ranks_of
-from mteval.report.model import Report
+from mteval.report.content import Report
 
 Record = dict
 SYSTEMS_NOTE = (

@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from mteval.annotate.cache import cache_key
+from mteval.annotate.conllu_cache import cache_key
 from mteval.annotate.model import Sentence
 from mteval.annotate.textprep import prepare_text
 from mteval.errors import ConfigError, MtevalError
