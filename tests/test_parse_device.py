@@ -140,3 +140,23 @@ def test_iqsetup_without_a_gpu_writes_nothing(tmp_path: Path, capsys: pytest.Cap
     err = capsys.readouterr().err
     assert err.startswith(message) and err.count("\n") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["exp.yaml"]  # no score file, no cache folder
+
+
+def test_iqeval_takes_iqsetups_device_option(tmp_path: Path) -> None:
+    """iqeval --device (the installed command): the campaign parsed there; cpu reads a CPU run's files,
+    a GPU this machine lacks or a bad name is one line, exit 2."""
+    from tests.helpers import run
+
+    config = experiment_file(tmp_path, "")
+    config.write_text(config.read_text(encoding="utf-8").replace("[BLEU, EDPM]", "[BLEU]"), encoding="utf-8")
+    assert run("iqsetup", "-q", str(config)).returncode == 0
+    plain = run("iqeval", "-doOQ", "-G", "sys", str(config))
+    on_cpu = run("iqeval", "--device", "cpu", "-doOQ", "-G", "sys", str(config))
+    assert plain.returncode == on_cpu.returncode == 0 and on_cpu.stdout == plain.stdout and "BLEU" in plain.stdout
+    bad = run("iqeval", "--device", "gpu", "-doOQ", str(config))
+    assert bad.returncode == 2
+    assert bad.stderr == "iqeval: error: option --device: expected one of auto, cpu, cuda or cuda:N, got 'gpu'\n"
+    if not torch.cuda.is_available():
+        missing = run("iqeval", "--device", "cuda", "-remake", "-doOQ", str(config))
+        assert missing.returncode == 2 and missing.stderr.startswith("iqeval: error: option --device cuda: this torch")
+        assert missing.stderr.count("\n") == 1

@@ -132,3 +132,17 @@ def add_long_spellings(parser: argparse.ArgumentParser) -> None:
 def is_single_dash_long(option: str) -> bool:
     """Whether an option string is an IQMT-style single-dash long option (``-doOQ``, not ``-M``)."""
     return option.startswith("-") and not option.startswith("--") and len(option) > 2
+
+
+DEVICE_HELP = ("where Stanza parses: auto (a GPU if the CUDA build of torch sees one), cpu, cuda or cuda:N "
+               "(default: the experiment's annotation: {device: ...}, else cpu); a GPU's parses are cached apart "
+               "from the CPU's (docs/annotation.md)")
+
+
+def device_option(value: str | None) -> str | None:
+    """A --device value, checked (one line and exit 2 otherwise); None when not given."""
+    if value is None:
+        return None
+    from mteval.annotate.stanza_adapter import check_device
+
+    return check_device(value, "option --device")

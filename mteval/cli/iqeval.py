@@ -16,6 +16,7 @@ Examples::
     IQeval -doOQ -G sys -O 0 configs/IQeval.config        # the IQeval.config that IQsetup writes
     iqeval -doOQ -M -TER configs/example.yaml             # a value may start with '-' (-M=-TER too)
     iqeval -remake -doOQ -M BLEU configs/example.yaml     # recompute BLEU's files, then evaluate
+    iqeval -remake --device cuda -doOQ -M DP-HWCM_w-4 configs/example-syntax.yaml  # re-parse on a GPU
 
 Every IQMT single-dash option also takes two dashes, as the same option: -doOQ or --doOQ,
 -assessments or --assessments, -remake or --remake. --version prints mteval's version.
@@ -29,14 +30,16 @@ import sys
 
 from mteval import progress
 from mteval.cli import compare_view, output
-from mteval.cli.common import SET_OPTIONS, finish_parser, run_command, verbatim_values
+from mteval.cli.common import DEVICE_HELP, SET_OPTIONS, device_option, finish_parser, run_command, verbatim_values
 from mteval.cli.iqeval_actions import ACTIONS, add_assessment_arguments, add_compare_arguments, add_qarla_arguments
 from mteval.errors import MtevalError
 from mteval.evaluate import compare, selection, trial
 from mteval.evaluate.campaign import Campaign
+from mteval.experiment.loading import load
 from mteval.experiment.sets import resolve
 from mteval.experiment.spec import computable
 from mteval.metrics import registry
+from mteval.setup.annotation import with_device
 from mteval.setup.expected import StaleFile
 from mteval.setup.verify import verifier_of
 from mteval.store.cache import ScoreCache
@@ -66,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     tries.add_argument("-TRYoq", metavar="FILE", help="add a new system and compute its metrics outside QARLA")
     tries.add_argument("-TRYall", metavar="FILE", help="add a new system and compute both")
     p.add_argument("--try-name", help="name of the -TRY system (default: the file name without extension)")
+    p.add_argument("--device", metavar="DEVICE",
+                   help="as iqsetup --device: the campaign parsed there (-remake and -TRY parse there; the "
+                        "syntactic files read are those such a run wrote). " + DEVICE_HELP)
     add_qarla_arguments(p)  # -doQUEEN -doKING -doJACK -optimizeKING -TT
     add_assessment_arguments(p)  # -assessments FILE and its options
     add_compare_arguments(p)  # -compare (-compareSystems) -baseline SYS and its options
@@ -121,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
             chosen += [a for a in trial.TRY_ACTIONS[tried[0]] if a not in chosen]
         if not chosen:
             raise MtevalError("no action given; use one of " + ", ".join(f"-{a}" for a in ACTIONS))
-        campaign = Campaign.open(args.config)  # the experiment and its texts, read once
+        campaign = Campaign.of(with_device(load(args.config), device_option(args.device)))  # texts read once
         systems = args.systems
         if args.remake:
             remake(args, campaign)

@@ -30,7 +30,7 @@ import sys
 import time
 from pathlib import Path
 
-from mteval.cli.common import finish_parser, run_command
+from mteval.cli.common import DEVICE_HELP, device_option, finish_parser, run_command
 from mteval.errors import ConfigError, quote
 from mteval.evaluate.campaign import Campaign
 from mteval.experiment import legacy_eval_config
@@ -58,10 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="compute on a Dask cluster: a scheduler address (tcp://host:8786), a scheduler file "
                         "(.json), or 'local' for a local cluster of -j workers (default: the experiment's "
                         "engine: {dask: ...}; needs pip install 'mteval[dask]'); the files are the same")
-    parser.add_argument("--device", metavar="DEVICE",
-                        help="where Stanza parses: auto (a GPU if the CUDA build of torch sees one), cpu, cuda or "
-                        "cuda:N (default: the experiment's annotation: {device: ...}, else cpu); a GPU's parses "
-                        "are cached apart from the CPU's (docs/annotation.md)")
+    parser.add_argument("--device", metavar="DEVICE", help=DEVICE_HELP)
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="no progress messages or bars (bars show only on a terminal anyway)")
     return finish_parser(parser)
@@ -74,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     def body() -> int:
         started = time.perf_counter()
         jobs = _jobs(args.jobs)
-        experiment = with_device(load(args.config), _device(args.device))
+        experiment = with_device(load(args.config), device_option(args.device))
         kept = _check_eval_config(args)  # before computing: refuse a file iqsetup did not write
         if kept:
             experiment = legacy_eval_config.with_user_sets(experiment, kept, Path(args.eval_config))
@@ -114,15 +111,6 @@ def _jobs(value: str | None) -> int | None:
     if not 1 <= jobs <= MAX_JOBS:
         raise ConfigError(f"option -j: expected an integer from 1 to {MAX_JOBS}, got {quote(value)}")
     return jobs
-
-
-def _device(value: str | None) -> str | None:
-    """The --device value, checked (one line and exit 2 otherwise)."""
-    if value is None:
-        return None
-    from mteval.annotate.stanza_adapter import check_device
-
-    return check_device(value, "option --device")
 
 
 def _check_eval_config(args: argparse.Namespace) -> str | None:
