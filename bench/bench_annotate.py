@@ -22,6 +22,7 @@ loaded machine the CPU seconds are the steadier comparison.
 ``MTEVAL_BENCH_LANGUAGE=ru|fr|es|cs`` benchmarks that language's default backend (docs/languages.md)
 instead: the cold and warm annotator on the target side of WMT21 en-ru (ru: 2 references + 9
 systems) or WMT12 en-xx (fr, es, cs: the reference and every system), no bare-Stanza phases.
+``bench_backends.py`` measures every backend side by side (load time, sentences/s, peak memory).
 """
 
 from __future__ import annotations

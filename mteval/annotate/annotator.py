@@ -150,12 +150,14 @@ class Annotator:
         return self._identity
 
     def annotate(self, texts: Sequence[str]) -> list[Sentence]:
-        """One :class:`Sentence` per text, in order (parsing only texts missing from the cache)."""
+        """One :class:`Sentence` per text, in order (parsing only texts missing from the cache), its
+        ``language`` set to the annotator's."""
         keys = self._ensure(texts)
         found = self.cache.sentences(set(keys))
         if len(found) < len(set(keys)):  # a damaged shard was dropped: parse its segments again
             self._parse_missing(set(keys) - set(found))
             found.update(self.cache.sentences(set(keys) - set(found)))
+        found = {k: replace(s, language=self.language) for k, s in found.items()}  # for the layers (roles)
         return [found[k] for k in keys]
 
     def arc_scores(self, texts: Sequence[str]) -> list[ArcScores]:

@@ -54,13 +54,16 @@ class ArcScores:
 class Sentence:
     """An annotated segment: words in order, plus metadata comments (``sent_id``, ``text``).
 
-    ``scores`` holds the parser's :class:`ArcScores` when the pipeline loaded them.
+    ``scores`` holds the parser's :class:`ArcScores` when the pipeline loaded them; ``language``
+    the code of the language it was parsed as, set by the annotator (not in the CoNLL-U cache;
+    '' where unknown: the layers then read it as English).
     """
 
     words: tuple[Word, ...]
     text: str = ""
     meta: tuple[tuple[str, str], ...] = field(default=())
     scores: ArcScores | None = field(default=None, compare=False, repr=False)
+    language: str = field(default="", compare=False, repr=False)
 
     def __len__(self) -> int:
         return len(self.words)

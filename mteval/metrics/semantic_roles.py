@@ -40,6 +40,9 @@ class SemanticRoles(OverlapFamily):
     """SR-* (manual §5.5.2): overlapping and matching by semantic role, free or bound to the verb."""
 
     family = "SR"
+    # 2: adjunct subtypes (AM-TMP, AM-LOC, AM-NEG, AM-MOD...) per language (annotate/layers/role_lexicon.py);
+    # English scores are unchanged, but SR files cached for ru/cs/fr/es by version 1 are stale, not current
+    version = "2"
     selectors = SELECTORS
     variants = tuple(SELECTORS)
 
