@@ -14,12 +14,21 @@ manager's shim (pyenv's adds about 0.05 s of bash to each process, ours and the 
 
     python bench/bench_cli.py            # every row
     python bench/bench_cli.py --only bleu,chrf --repeat 5
+    python bench/bench_cli.py --scale    # issue 35: every lexical family at 1k, 10k and 100k segments
+
+``--scale`` runs ``iqsetup -j 1`` (one process, so its peak RSS is the run's) on a fresh cache for
+each lexical family at each size (``--sizes``, ``--systems`` systems; the segments are WMT21 ru-en's
+1000 lines repeated with a distinct token per copy, as ``bench_peers_10k.py`` makes them, so no
+segment repeats), with the peer's own command line beside it where one exists and is affordable
+(``--no-peers`` leaves them out), and prints CPU seconds, peak RSS and each size's time over the
+previous size's: about 10 for linear time.
 """
 
 from __future__ import annotations
 
 import argparse
 import compileall
+import os
 import resource
 import shutil
 import subprocess
@@ -30,6 +39,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import yaml
+from bench_peers_10k import JIWER, ROUGE_SCORE, measured, workload
 from common import WMT21_RUEN, table
 
 SYSTEMS = sorted(p.stem for p in (WMT21_RUEN / "sys").glob("*.en")) if WMT21_RUEN.exists() else []
@@ -123,10 +133,67 @@ def one_segment_startup(work: Path) -> tuple[float, float]:
     return best(runs)
 
 
+SCALE_FAMILIES = {  # family: (mteval metrics, the peer's command on (reference, system, output) or None)
+    "BLEU/NIST": (["BLEU", "NIST"], lambda r, h, o: [command("sacrebleu"), r, "-i", h, "-m", "bleu", "-b"]),
+    "sacreBLEU": (["sacreBLEU"], lambda r, h, o: [command("sacrebleu"), r, "-i", h, "-m", "bleu", "-b"]),
+    "chrF": (["chrF"], lambda r, h, o: [command("sacrebleu"), r, "-i", h, "-m", "chrf", "-b"]),
+    "TER": (["TER"], None),  # sacreBLEU's TER: 40x slower than ours at 1,000 segments (docs/benchmarks.md)
+    "WER/PER": (["WER", "PER"], lambda r, h, o: [sys.executable, "-c", JIWER, r, h, o]),
+    "GTM": (["GTM-1", "GTM-2", "GTM-3"], None),
+    "ROUGE": (["ROUGE-1", "ROUGE-2", "ROUGE-L"], lambda r, h, o: [sys.executable, "-c", ROUGE_SCORE, r, h, o]),
+    "METEOR": (["METEOR-ex"], None),  # Meteor 1.5 is a Java jar, not installed here
+}
+PEERS = {"BLEU/NIST": "sacrebleu -m bleu", "sacreBLEU": "sacrebleu -m bleu", "chrF": "sacrebleu -m chrf",
+         "WER/PER": "jiwer process_words", "ROUGE": "rouge-score 1/2/L stem"}
+
+
+def scale_run(folder: Path, systems: list[Path], metrics: list[str]) -> tuple[float, int]:
+    """(CPU seconds, peak RSS kB) of ``iqsetup -j 1`` computing ``metrics`` on a fresh cache."""
+    config = {"name": "scale", "cache": str(folder / "cache"), "language": "en",
+              "references": {"A": str(folder / "ref.txt")}, "systems": {p.stem: str(p) for p in systems},
+              "metrics": metrics}
+    path = folder / "scale.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    shutil.rmtree(folder / "cache", ignore_errors=True)
+    return measured([command("iqsetup"), "-q", "-j", "1", str(path)])
+
+
+def scale(sizes: list[int], n_systems: int, families: list[str], peers: bool) -> list[list[str]]:
+    """Issue 35's scaling table: per family and size, ours (and the peer's) CPU s and peak RSS MB."""
+    rows = [[f"family ({n_systems} system(s), ref A; iqsetup -j 1)", "segments", "CPU s", "peak MB",
+             "x previous size", "peer", "peer CPU s", "peer MB", "ratio"]]
+    with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
+        for size in sizes:
+            folder = Path(tmp) / str(size)
+            folder.mkdir()
+            systems = workload(folder, size // 1000, n_systems)
+            for family in families:
+                metrics, peer = SCALE_FAMILIES[family]
+                cpu, rss = scale_run(folder, systems, metrics)
+                previous = next((float(r[2]) for r in reversed(rows) if r[0] == family), None)
+                growth = f"{cpu / previous:.1f}" if previous else ""
+                theirs: tuple[float, int] | None = None
+                if peers and peer is not None:
+                    runs = [measured(peer(str(folder / "ref.txt"), str(p), str(folder / "peer.out"))) for p in systems]
+                    theirs = sum(r[0] for r in runs), max(r[1] for r in runs)
+                rows.append([family, f"{size:,}", f"{cpu:.2f}", f"{rss / 1024:.0f}", growth,
+                             PEERS.get(family, "") if theirs else "", f"{theirs[0]:.2f}" if theirs else "",
+                             f"{theirs[1] / 1024:.0f}" if theirs else "", f"{theirs[0] / cpu:.1f}x" if theirs else ""])
+                print("  ".join(rows[-1]), flush=True)
+            shutil.rmtree(folder)
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", default=",".join(TASKS), help="comma-separated tasks: " + ",".join(TASKS))
     parser.add_argument("--repeat", type=int, default=3, help="runs of each command; the best is shown")
+    parser.add_argument("--scale", action="store_true", help="every lexical family at --sizes segments (issue 35)")
+    parser.add_argument("--sizes", default="1000,10000,100000", help="with --scale: segment counts (multiples of 1000)")
+    parser.add_argument("--systems", type=int, default=1, help="with --scale: systems (1 to 10)")
+    parser.add_argument("--families", default=",".join(SCALE_FAMILIES),
+                        help="with --scale: " + ",".join(SCALE_FAMILIES))
+    parser.add_argument("--no-peers", action="store_true", help="with --scale: ours only")
     args = parser.parse_args(argv)
     if not SYSTEMS:
         print("bench_cli: ../shared/data/wmt21-ruen is absent; skipped")
@@ -134,23 +201,34 @@ def main(argv: list[str] | None = None) -> int:
     import mteval  # noqa: PLC0415  (the package the installed commands import, PYTHONPATH included)
 
     compileall.compile_dir(Path(mteval.__file__).parent, quiet=1)
-    rows = [[f"task (10 systems x 1000 segments, ref A; best of {args.repeat})", "mteval -j 1 CPU s", "wall s",
+    if args.scale:
+        rows = scale([int(n) for n in args.sizes.split(",")], args.systems, args.families.split(","),
+                     not args.no_peers)
+        print(table(rows))
+        print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+        return 0
+    print(table(end_to_end(args.only.split(","), args.repeat)))
+    return 0
+
+
+def end_to_end(tasks: list[str], repeat: int) -> list[list[str]]:
+    """The rows of every task (10 systems x 1000 segments) and the start-up row."""
+    rows = [[f"task (10 systems x 1000 segments, ref A; best of {repeat})", "mteval -j 1 CPU s", "wall s",
              "default -j CPU s", "wall s", "peer", "peer CPU s", "wall s", "CPU ratio (-j 1)"]]
     with tempfile.TemporaryDirectory(prefix="bench-cli-") as tmp:
         work = Path(tmp)
-        for task in args.only.split(","):
+        for task in tasks:
             metrics, peer = TASKS[task]
             runs = [(run_children([[*iqsetup_command(work / task, metrics), "-j", "1"]]),
                      run_children([iqsetup_command(work / task, metrics)]),
-                     run_children(peer_commands(task, work))) for _ in range(args.repeat)]
+                     run_children(peer_commands(task, work))) for _ in range(repeat)]
             single, ours, theirs = (best([r[k] for r in runs]) for k in range(3))
             rows.append([f"{task}: {'+'.join(metrics)}", f"{single[0]:.2f}", f"{single[1]:.2f}", f"{ours[0]:.2f}",
                          f"{ours[1]:.2f}", peer, f"{theirs[0]:.2f}", f"{theirs[1]:.2f}",
                          f"{theirs[0] / single[0]:.1f}x"])
         cpu, wall = one_segment_startup(work / "one")
         rows.append(["start-up: iqsetup of 1 segment, BLEU (best of 5)", f"{cpu:.2f}", f"{wall:.2f}", *[""] * 6])
-    print(table(rows))
-    return 0
+    return rows
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ line (hypotheses and reference) ending with the token ``bK``, so that no (hypoth
 repeats (no cache can help). Measured, each in a fresh process: ``iqsetup`` on an experiment of the
 10 systems (``-j 1``, and iqsetup's default worker processes) with
 
+* ``BLEU`` (mteval-v13a's) and ``sacreBLEU`` against sacreBLEU 2.6.0's own command line (one process
+  for all systems: ``sacrebleu REF -i SYS... -m bleu -b``);
 * ``WER`` against jiwer 4 (one process per system: ``process_words`` of the system's lines, every
   segment's WER from its alignment, written out);
 * ``ROUGE-1``, ``ROUGE-2``, ``ROUGE-L`` (ROUGE-1.5.5's, bootstrap system score) and rouge-score's
@@ -14,9 +16,11 @@ repeats (no cache can help). Measured, each in a fresh process: ``iqsetup`` on a
   ``score`` a segment, the mean).
 
 CPU seconds (user + system, the process and its workers) and the peak resident memory of the
-largest process; iqsetup's time includes reading the texts and writing its score files.
+largest process; iqsetup's time includes reading the texts and writing its score files. Each row
+runs its commands ``--repeat`` times (default 3), ours and the peer's taking turns, and shows the
+medians, so that a machine busy with other work slows both alike.
 
-    python bench/bench_peers_10k.py [--keep DIR]
+    python bench/bench_peers_10k.py [--keep DIR] [--repeat N] [--only bleu,wer,rouge,rouge-score]
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -56,19 +61,20 @@ with open(sys.argv[3], "w") as f:
 """
 
 
-def workload(folder: Path) -> list[Path]:
-    """Write the reference and the 10 systems' texts; the systems' files."""
+def workload(folder: Path, blocks: int = BLOCKS, n_systems: int | None = None) -> list[Path]:
+    """Write the reference and the systems' texts (``blocks`` copies of the 1000 lines, the first
+    ``n_systems`` systems, default all 10); the systems' files."""
     def lines(path: Path) -> list[str]:
         return path.read_text(encoding="utf-8").split("\n")[:-1]
 
     names = sorted(p.stem for p in (SHARED / "sys").glob("*.en"))
     texts = {s: lines(SHARED / "sys" / f"{s}.en") for s in names}
     ref = lines(SHARED / "refs" / "A.en")
-    (folder / "ref.txt").write_text("".join(f"{r} b{k}\n" for k in range(BLOCKS) for r in ref), encoding="utf-8")
+    (folder / "ref.txt").write_text("".join(f"{r} b{k}\n" for k in range(blocks) for r in ref), encoding="utf-8")
     systems = []
-    for j in range(len(names)):
+    for j in range(len(names) if n_systems is None else n_systems):
         path = folder / f"sys{j}.txt"
-        path.write_text("".join(f"{h} b{k}\n" for k in range(BLOCKS) for h in texts[names[(j + k) % len(names)]]),
+        path.write_text("".join(f"{h} b{k}\n" for k in range(blocks) for h in texts[names[(j + k) % len(names)]]),
                         encoding="utf-8")
         systems.append(path)
     return systems
@@ -100,9 +106,50 @@ def peer(folder: Path, systems: list[Path], script: str) -> tuple[float, int]:
     return sum(cpu for cpu, _ in runs), max(rss for _, rss in runs)
 
 
+def sacrebleu(folder: Path, systems: list[Path]) -> tuple[float, int]:
+    """sacreBLEU's command line, one process for all systems."""
+    script = str(Path(sys.executable).with_name("sacrebleu"))
+    return measured([script, str(folder / "ref.txt"), "-i", *map(str, systems), "-m", "bleu", "-b"])
+
+
+ROWS = {  # task: (label, mteval metrics, peer)
+    "bleu": ("BLEU (mteval-v13a)", ["BLEU"], "sacreBLEU"),
+    "sacrebleu": ("sacreBLEU", ["sacreBLEU"], "sacreBLEU"),
+    "wer": ("WER", ["WER"], "jiwer"),
+    "rouge": ("ROUGE-1/2/L", ["ROUGE-1", "ROUGE-2", "ROUGE-L"], "rouge-score"),
+    "rouge-score": ("rouge1/2/L(stem=yes)", ["rouge1(stem=yes)", "rouge2(stem=yes)", "rougeL(stem=yes)"],
+                    "rouge-score"),
+}
+
+
+def median(runs: list[tuple[float, int]]) -> tuple[float, int]:
+    """The median CPU seconds and the median peak RSS of some runs of one command."""
+    return statistics.median(r[0] for r in runs), int(statistics.median(r[1] for r in runs))
+
+
+def task_rows(folder: Path, systems: list[Path], task: str, repeat: int) -> list[list[str]]:
+    """The rows of one task: iqsetup -j 1 and default jobs beside the peer, runs taking turns."""
+    label, metrics, name = ROWS[task]
+    def theirs() -> tuple[float, int]:
+        if name == "sacreBLEU":
+            return sacrebleu(folder, systems)
+        return peer(folder, systems, JIWER if name == "jiwer" else ROUGE_SCORE)
+    runs = [(iqsetup(folder, systems, metrics, ["-j", "1"], f"{task}1"), iqsetup(folder, systems, metrics, [], task),
+             theirs()) for _ in range(repeat)]
+    peer_cpu, peer_rss = median([r[2] for r in runs])
+    rows = []
+    for k, jobs in ((0, "-j 1"), (1, "(default jobs)")):
+        cpu, rss = median([r[k] for r in runs])
+        rows.append([f"iqsetup {label} {jobs} vs {name}", f"{cpu:.2f}", f"{rss / 1024:.0f}", f"{peer_cpu:.2f}",
+                     f"{peer_cpu / cpu:.1f}x", f"{peer_rss / 1024:.0f}"])
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--keep", help="write the workload and caches here (default: a temporary folder)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each command, taking turns; medians shown")
+    parser.add_argument("--only", default=",".join(ROWS), help="comma-separated tasks: " + ",".join(ROWS))
     args = parser.parse_args()
     if not SHARED.exists():
         print(f"skipped: {SHARED} not found (needs ../shared)")
@@ -111,20 +158,13 @@ def main() -> int:
         folder = Path(args.keep or tmp)
         folder.mkdir(parents=True, exist_ok=True)
         systems = workload(folder)
-        rows = [["workload (10,000 segments x 10 systems)", "CPU s", "peak RSS MB", "peer CPU s", "ratio",
-                 "peer RSS MB"]]
-        peers = {"jiwer": peer(folder, systems, JIWER), "rouge-score": peer(folder, systems, ROUGE_SCORE)}
-        for number, (label, metrics, name) in enumerate((
-                ("WER", ["WER"], "jiwer"), ("ROUGE-1/2/L", ["ROUGE-1", "ROUGE-2", "ROUGE-L"], "rouge-score"),
-                ("rouge1/2/L(stem=yes)", ["rouge1(stem=yes)", "rouge2(stem=yes)", "rougeL(stem=yes)"], "rouge-score"))):
-            theirs = peers[name]
-            for jobs in (["-j", "1"], []):
-                cpu, rss = iqsetup(folder, systems, metrics, jobs, f"x{number}{len(jobs)}")
-                rows.append([f"iqsetup {label} {' '.join(jobs) or '(default jobs)'} vs {name}", f"{cpu:.2f}",
-                             f"{rss / 1024:.0f}", f"{theirs[0]:.2f}", f"{theirs[0] / cpu:.1f}x",
-                             f"{theirs[1] / 1024:.0f}"])
+        rows = [[f"workload (10,000 segments x 10 systems; median of {args.repeat})", "CPU s", "peak RSS MB",
+                 "peer CPU s", "ratio", "peer RSS MB"]]
+        for task in args.only.split(","):
+            rows += task_rows(folder, systems, task, args.repeat)
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         print("\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows))
+        print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     return 0
 
 

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import Side
 from mteval.metrics.bleu_nist import BleuNist, nist_information
-from mteval.metrics.ngram_stats import NgramVocabulary, information
-from mteval.metrics.ngrams import ngram_counts
+from mteval.metrics.ngram_stats import COUNT, MATCH, MAX_ORDER, PreparedNgrams, ngram_statistics, prepare_ngrams
+from mteval.metrics.ngrams import max_counts, ngram_counts
 from mteval.metrics.tokenize import tokenize_13a, tokenize_13a_many
 
 WORDS = st.lists(st.sampled_from(["the", "cat", "sat", "on", "a", "mat", ".", "dog"]), min_size=0, max_size=12)
@@ -57,14 +56,23 @@ def test_properties(refs_a: list[list[str]], hyps: list[list[str]]) -> None:
         assert math.isclose(identical["BLEU"].system, 1.0)
 
 
-def _by_ngram(vocab: NgramVocabulary, info: np.ndarray) -> dict[tuple[str, ...], float]:
-    """The vectorised information array keyed by n-gram strings (ids decoded through the prefix table)."""
-    names = {tid: token for token, tid in vocab.tokens.items()}
-    ngrams: dict[int, tuple[str, ...]] = {}
-    for key, index in sorted(vocab.table.items(), key=lambda item: item[1]):
-        prefix, tid = divmod(key, vocab.TOKEN_SPACE)
-        ngrams[index] = (ngrams[prefix - 1] if prefix > 0 else ()) + (names[tid],)
-    return {ngrams[i]: float(v) for i, v in enumerate(info) if not np.isnan(v)}
+def _by_ngram(prepared: PreparedNgrams) -> dict[tuple[str, ...], float]:
+    """The information weights of a prepared reference set keyed by n-gram strings (each code decoded
+    through its order's table: ``prefix code * V + token``, order 1 ``segment * V + token``)."""
+    names = {tid: token for token, tid in prepared.tokens.items()}
+    size = max(len(names), 1)
+    out: dict[tuple[str, ...], float] = {}
+    previous: list[tuple[str, ...]] = []
+    for order in range(MAX_ORDER):
+        current = []
+        for key, info in zip(prepared.tables[order].tolist(), prepared.info[order].tolist(), strict=True):
+            prefix, tid = divmod(key, size)
+            ngram = (previous[prefix] if order else ()) + (names[tid],)
+            assert out.get(ngram, info) == info  # the same n-gram has one weight in every segment
+            out[ngram] = info
+            current.append(ngram)
+        previous = current
+    return out
 
 
 def test_zero_prefix_quirk_hand_computed() -> None:
@@ -89,9 +97,12 @@ def test_zero_prefix_quirk_only_for_the_string_zero() -> None:
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.lists(st.sampled_from(["0", "00", "a", "b", "0.0", "."]), max_size=9), min_size=1, max_size=5))
 def test_vectorised_information_equals_dict_form(segments: list[list[str]]) -> None:
-    vocab = NgramVocabulary()
-    profiles = [vocab.profile(tuple(words)) for words in segments]
-    vectorised = _by_ngram(vocab, information(vocab, profiles))
+    # the segments as one reference of a one-segment-each set, then as two references of one set
+    vectorised = _by_ngram(prepare_ngrams([[tuple(words)] for words in segments]))
+    half = len(segments) // 2
+    if half and len(segments) == 2 * half:
+        assert _by_ngram(prepare_ngrams([[tuple(w) for w in segments[:half]], [tuple(w) for w in segments[half:]]])) \
+            == vectorised
     counters = [ngram_counts(tuple(words), 5) for words in segments]
     expected = nist_information(counters, sum(len(words) for words in segments))
     assert vectorised.keys() == expected.keys()
@@ -134,31 +145,31 @@ def test_batch_tokenizer_runs_of_periods_and_commas() -> None:
     assert tokenize_13a_many(["a..5"]) == [("a", ".", ".5")]
 
 
-def test_hypotheses_are_looked_up_not_interned() -> None:
-    # a hypothesis' n-grams unknown to the references can never match: the vocabulary does not grow with them
+def test_hypotheses_leave_nothing_behind() -> None:
+    # a hypothesis' n-grams are looked up in the reference set's tables, never added: scoring leaves the
+    # prepared set as it was, and the family keeps only a bounded cache of tokenised segments
     family = BleuNist()
     prepared = family.prepare([Side("r", ["the cat sat on the mat", "a dog"])])
-    size = len(family.vocabulary.table)
+    tables = [t.copy() for t in prepared.tables]
+    vocabulary = dict(prepared.tokens)
     family.score(Side("h", ["the cat ran off the mat", "one dog barked"]), prepared, DocumentIndex.single(2), ("BLEU",))
-    assert len(family.vocabulary.table) == size and not family.vocabulary._profiles.keys() - {
-        tuple("the cat sat on the mat".split()), ("a", "dog")}
+    assert prepared.tokens == vocabulary and all((a == b).all() for a, b in zip(tables, prepared.tables, strict=True))
+    family._tokens_of.limit = 3
+    family.score(Side("h", ["x y", "y z"]), prepared, DocumentIndex.single(2), ("BLEU",))
+    assert len(family._tokens_of) <= 3 and "y z" in family._tokens_of  # the oldest dropped
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.lists(WORDS, min_size=1, max_size=4), st.lists(WORDS, min_size=1, max_size=4))
-def test_lookups_see_what_was_interned_after_them(refs: list[list[str]], hyps: list[list[str]]) -> None:
-    # known() keeps a unigram table between calls; interning more (here: the hypotheses themselves)
-    # must refresh it, so that the lookups then find every n-gram of the hypotheses, as profiles() has them
-    vocab = NgramVocabulary()
-    vocab.profiles([tuple(r) for r in refs])
-    sequences = [tuple(h) for h in hyps]
-    lengths = np.array([len(s) for s in sequences], dtype=np.int64)
-    vocab.known(sequences, lengths)
-    profiles = vocab.profiles(sequences)
-    known = vocab.known(sequences, lengths)
-    for i, profile in enumerate(profiles):
-        mine = known.sequence == i
-        assert known.ids[mine].tolist() == profile.ids.tolist()
-        assert known.counts[mine].tolist() == profile.counts.tolist()
-        assert known.orders[mine].tolist() == profile.orders.tolist()
-    assert (known.sorted_keys[known.seen] == known.sequence * (1 << 32) + known.ids).all()
+@settings(max_examples=80, deadline=None)
+@given(st.lists(WORDS, min_size=1, max_size=4), st.lists(WORDS, min_size=1, max_size=4), st.integers(1, 3))
+def test_statistics_equal_counted_ngrams(refs: list[list[str]], hyps: list[list[str]], n_refs: int) -> None:
+    # MATCH/COUNT written out: clipped counts against the maximum over references (ngram_counts)
+    n = min(len(refs), len(hyps))
+    references = [[tuple(refs[(i + r) % len(refs)]) for i in range(n)] for r in range(n_refs)]
+    stats = ngram_statistics([tuple(h) for h in hyps[:n]], prepare_ngrams(references))
+    for i in range(n):
+        hyp = ngram_counts(tuple(hyps[i]), MAX_ORDER)
+        clip = max_counts([ngram_counts(ref[i], MAX_ORDER) for ref in references])
+        for order in range(1, MAX_ORDER + 1):
+            expected = sum(min(c, clip.get(g, 0)) for g, c in hyp.items() if len(g) == order)
+            assert stats[i, MATCH][order - 1] == expected
+            assert stats[i, COUNT][order - 1] == max(len(hyps[i]) - order + 1, 0)

@@ -150,3 +150,22 @@ def test_bad_input_is_an_input_error() -> None:
         family.prepare([Side("A", ["a", "b"]), Side("B", ["a"])])
     with pytest.raises(InputError, match="h: 1 segments"):
         family.score(Side("h", ["a"]), family.prepare([Side("A", ["a", "b"])]), DocumentIndex.single(1), ["RG-1"])
+
+
+def test_bootstrap_without_cached_draws_is_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 35: beyond CACHED_DRAWS the draws are made again by blocks, each block's sums carried on:
+    # the same floats as the cached path (also with a block that does not divide N, and a last short one)
+    from mteval.metrics import rouge_bootstrap
+
+    rng = np.random.default_rng(7)
+    vectors = [np.round(rng.random(n), 5) for n in (2501, 2501)]
+    cached = rouge_bootstrap.bootstrap_averages(vectors)
+    monkeypatch.setattr(rouge_bootstrap, "CACHED_DRAWS", 0)
+    monkeypatch.setattr(rouge_bootstrap, "BLOCK", 300)
+    means = np.empty((2, rouge_bootstrap.RESAMPLES))
+    rouge_bootstrap._streamed_means(vectors, rouge_bootstrap.RESAMPLES, means)
+    draws = rouge_bootstrap.resample_rows(2501)
+    for k, v in enumerate(vectors):
+        assert np.array_equal(means[k], np.add.reduce(v[draws.T], axis=0) / 2501)
+    assert rouge_bootstrap.bootstrap_averages(vectors) == cached
+    assert rouge_bootstrap.bootstrap_average(vectors[1]) == cached[1]

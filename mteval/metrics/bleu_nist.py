@@ -19,7 +19,8 @@ words`` (``LP = 1`` when ``rho >= 1``); ``NISTi-n`` = the order-n term times LP;
 
 Segment, document and system scores come from the same statistics (summed over the level), as
 mteval computes them. Tokenisation: :func:`mteval.metrics.tokenize.tokenize_13a` (a side's new segments
-at once: :func:`~mteval.metrics.tokenize.tokenize_13a_many`; each distinct segment once per run).
+at once: :func:`~mteval.metrics.tokenize.tokenize_13a_many`; a segment met again while among the
+last ones tokenised is not tokenised again: :mod:`mteval.metrics.segment_cache`).
 
 Subsets (``docs/statistics.md``): BLEU of part of the test set is the score of its summed statistics
 (``stats``); NIST's is ``recompute``: the information weights of mteval-v13a run on those lines are
@@ -45,12 +46,12 @@ from mteval.metrics.ngram_stats import (
     N_STATS,
     PERL_FALSE_PREFIX,
     REF_LEN,
-    NgramVocabulary,
     PreparedNgrams,
     ngram_statistics,
     prepare_ngrams,
 )
 from mteval.metrics.registry import register
+from mteval.metrics.segment_cache import SegmentCache
 from mteval.metrics.tokenize import tokenize_13a_many
 
 __all__ = ["BleuNist", "bleu_scores", "nist_scores", "nist_information", "COUNT", "HYP_LEN", "INFO", "MATCH",
@@ -67,7 +68,7 @@ NIST_VARIANTS = ("NIST",) + tuple(f"NIST-{n}" for n in range(1, 6)) + tuple(f"NI
 def nist_information(profiles: Sequence[Counter[tuple[str, ...]]],
                      total_words: int) -> dict[tuple[str, ...], float]:
     """mteval's ``compute_ngram_info`` over n-gram Counters (dict form; the vectorised form used by
-    :class:`BleuNist` is :func:`mteval.metrics.ngram_stats.information`), with v13a's ``"0"`` prefix
+    :class:`BleuNist` is :func:`mteval.metrics.ngram_stats.information_weights`), with v13a's ``"0"`` prefix
     quirk: a bigram starting with the token ``0`` is divided by the total word count (line 545)."""
     counts: Counter[tuple[str, ...]] = Counter()
     for profile in profiles:
@@ -130,25 +131,21 @@ class BleuNist(StatsFamily):
 
     def __init__(self, case_sensitive: bool = True, **options: object) -> None:
         super().__init__(case_sensitive, **options)
-        self.vocabulary = NgramVocabulary()
-        self._tokens_of: dict[str, tuple[str, ...]] = {}  # every segment tokenised in this run
+        self._tokens_of: SegmentCache[str, tuple[str, ...]] = SegmentCache()  # the last segments tokenised
 
     def subset_rule(self, level: str, variant: str) -> str:
         """NIST's information weights come from the reference lines of the run: ``recompute``."""
         return RECOMPUTE if variant.startswith("NIST") else super().subset_rule(level, variant)
 
     def _tokens(self, side: Side) -> list[tuple[str, ...]]:
-        """The 13a tokens of each segment (the ones not seen before tokenised together)."""
-        known = self._tokens_of
-        new = [text for text in dict.fromkeys(side.texts) if text not in known]
-        known.update(zip(new, tokenize_13a_many(new, self.case_sensitive), strict=True))
-        return [known[text] for text in side.texts]
+        """The 13a tokens of each segment (the ones not among the last seen tokenised together)."""
+        return self._tokens_of.many(side.texts, lambda new: tokenize_13a_many(new, self.case_sensitive))
 
     def prepare(self, references: Sequence[Side]) -> PreparedNgrams:
-        return prepare_ngrams(self.vocabulary, [self._tokens(r) for r in references])
+        return prepare_ngrams([self._tokens(r) for r in references])
 
     def segment_stats(self, hypothesis: Side, prepared: PreparedNgrams) -> np.ndarray:
-        return ngram_statistics(self.vocabulary, self._tokens(hypothesis), prepared)
+        return ngram_statistics(self._tokens(hypothesis), prepared)
 
     def scores_from_stats(self, stats: np.ndarray, variant: str) -> np.ndarray:
         name, _, order = variant.partition("-")

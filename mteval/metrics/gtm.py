@@ -47,6 +47,7 @@ from mteval.errors import InputError
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import MEAN, STATS, MetricInfo, ScoreSet, Side, StatsFamily, mean_score_set
 from mteval.metrics.registry import register
+from mteval.metrics.segment_cache import PAIR_CACHE_LIMIT, SegmentCache
 
 EXPONENTS = (1, 2, 3)
 _DELIMITERS = re.compile(r"[ \t\n\r\f]+")
@@ -241,8 +242,8 @@ class GTM(StatsFamily):
 
     def __init__(self, case_sensitive: bool = True, **options: Any) -> None:
         super().__init__(case_sensitive=case_sensitive, **options)
-        self._words: dict[str, Words] = {}
-        self._mms: dict[tuple[Words, tuple[Words, ...]], tuple[float, ...]] = {}
+        self._words: SegmentCache[str, Words] = SegmentCache()  # bounded (segment_cache)
+        self._mms: SegmentCache[tuple[Words, tuple[Words, ...]], tuple[float, ...]] = SegmentCache(PAIR_CACHE_LIMIT)
 
     def info(self, variant: str) -> MetricInfo:
         """Similarity in [0, 1]."""

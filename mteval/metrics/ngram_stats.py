@@ -1,14 +1,21 @@
 """Vectorised mteval-v13a n-gram statistics (BLEU/NIST) over any token sequences.
 
-N-grams (orders 1..5) are interned as integer ids once per distinct token sequence; a reference
-set becomes one sorted array of ``segment * 2**32 + ngram id`` keys with their maximum counts
-over references (BLEU clipping) and a per-id NIST information weight; a hypothesis is matched
-against it with one ``searchsorted``. Works for words (BLEU/NIST) and for any symbol layer
-(lemmas, PoS, chunks: SP-NIST).
+A reference set is numbered on its own (per-reference-set numbering, as the sacreBLEU family's
+``_reference_table``): its tokens get ids ``0 .. V-1``; the table of order 1 holds the sorted
+``segment * V + token`` of every (segment, unigram) of the references, and the table of order
+``n > 1`` the sorted ``code of the (n-1)-gram prefix * V + token`` of every (segment, n-gram), an
+n-gram's *code* being its index in the table of its order. A code thus names one n-gram of one
+segment's references; each carries the most frequent occurrence in one reference (BLEU clipping)
+and the NIST information weight of its n-gram over the whole reference set. A hypothesis is
+numbered against those tables order by order (one ``searchsorted`` per order, only where the
+prefix matched in the same segment's references: nothing else can match), so nothing is interned
+or kept between calls: memory is the reference set's tables and one hypothesis at a time.
+
+Works for words (BLEU/NIST) and for any symbol layer (lemmas, PoS, chunks: SP-NIST).
 
 Statistics columns: ``HYP_LEN, REF_LEN (closest, ties -> shorter), MEAN_REF_LEN``, then
 ``MATCH[1..5]`` (clipped counts), ``COUNT[1..5]`` (hypothesis n-grams), ``INFO[1..5]`` (NIST
-information of the clipped matches).
+information of the clipped matches, summed in order of first occurrence in the segment).
 """
 
 from __future__ import annotations
@@ -26,267 +33,160 @@ MATCH = slice(3, 3 + MAX_ORDER)
 COUNT = slice(3 + MAX_ORDER, 3 + 2 * MAX_ORDER)
 INFO = slice(3 + 2 * MAX_ORDER, 3 + 3 * MAX_ORDER)
 N_STATS = 3 + 3 * MAX_ORDER
-_SHIFT = np.int64(1 << 32)
-
-
-@dataclass(frozen=True)
-class Profile:
-    """The n-grams of one token sequence: unique ids, their counts and orders (1-based)."""
-
-    length: int
-    ids: np.ndarray
-    counts: np.ndarray
-    orders: np.ndarray
-
-
-@dataclass(frozen=True)
-class KnownNgrams:
-    """The interned n-grams of some sequences: per distinct (sequence, n-gram) its sequence number,
-    id, count and order, each sequence's in order of first occurrence; ``sorted_keys`` are their
-    ``sequence * 2**32 + id`` keys in increasing order and ``seen`` the permutation from that order to
-    the first-occurrence one (``keys == sorted_keys[seen]``)."""
-
-    sequence: np.ndarray
-    ids: np.ndarray
-    counts: np.ndarray
-    orders: np.ndarray
-    sorted_keys: np.ndarray
-    seen: np.ndarray
+PERL_FALSE_PREFIX = "0"  # the one non-empty (n-1)-gram string Perl reads as false (n = 2 only)
+_LIMIT = 1 << 31  # tokens of one side (keys are products of two such numbers)
 
 
 @dataclass(frozen=True)
 class PreparedNgrams:
-    """A reference set: sorted (segment, n-gram) keys with maximum counts, lengths, information."""
+    """A reference set numbered on its own (module docstring): per order ``n`` (index ``n - 1``) the
+    sorted keys ``tables``, and per code the clipping count ``max_counts`` and NIST weight ``info``;
+    ``tokens`` the reference vocabulary, ``lengths`` the references' lengths (segments x references)."""
 
-    keys: np.ndarray
-    max_counts: np.ndarray
-    info: np.ndarray
-    lengths: list[tuple[int, ...]]
+    tokens: dict[str, int]
+    tables: list[np.ndarray]
+    max_counts: list[np.ndarray]
+    info: list[np.ndarray]
+    lengths: np.ndarray
     n_refs: int
 
 
-class NgramVocabulary:
-    """Interns n-grams as integer ids and caches the profile of every distinct sequence.
-
-    An n-gram's id is keyed by ``(id of its (n-1)-gram prefix + 1) * TOKEN_SPACE + id of its last
-    token``; a batch of sequences is interned order by order with numpy (one ``np.unique`` and one
-    dictionary lookup per distinct n-gram of the batch), not token by token."""
-
-    TOKEN_SPACE = 1 << 31
-
-    def __init__(self) -> None:
-        self.tokens: dict[str, int] = {}
-        self._keys = np.zeros(0, dtype=np.int64)  # sorted interned keys
-        self._ids = np.zeros(0, dtype=np.int64)  # their n-gram ids
-        self._profiles: dict[tuple[str, ...], Profile] = {}
-        self._unigrams: np.ndarray | None = None  # unigram id by token id (-1: none), while nothing is interned
-
-    def unigram_id(self, token: str) -> int:
-        """The id of a one-token n-gram, -1 if never seen."""
-        tid = self.tokens.get(token)
-        if tid is None:
-            return -1
-        pos = int(np.searchsorted(self._keys, tid))  # a unigram's key is its token id
-        return int(self._ids[pos]) if pos < len(self._keys) and self._keys[pos] == tid else -1
-
-    def profile(self, tokens: tuple[str, ...]) -> Profile:
-        """N-gram ids/counts/orders of a sequence (cached)."""
-        return self.profiles([tokens])[0]
-
-    def profiles(self, sequences: Sequence[tuple[str, ...]]) -> list[Profile]:
-        """The profiles of many sequences; the ones not cached are interned in one vectorised pass."""
-        missing = [s for s in dict.fromkeys(sequences) if s not in self._profiles]
-        if missing:
-            self._profiles.update(zip(missing, self._build(missing), strict=True))
-        return [self._profiles[s] for s in sequences]
-
-    def _build(self, sequences: list[tuple[str, ...]]) -> list[Profile]:
-        """Intern every n-gram of the sequences; one Profile each, its n-grams in order of first
-        occurrence (position, then order), so that sums over them never depend on the ids."""
-        lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=len(sequences))
-        token_ids = self.tokens
-        for token in dict.fromkeys(chain.from_iterable(sequences)):  # new tokens in order of first occurrence
-            if token not in token_ids:
-                token_ids[token] = len(token_ids)
-        if len(token_ids) >= self.TOKEN_SPACE:
-            raise ValueError(f"more than {self.TOKEN_SPACE} distinct tokens")
-        tok = np.fromiter(map(token_ids.__getitem__, chain.from_iterable(sequences)), dtype=np.int64,
-                          count=int(lengths.sum()))
-        seq_of = np.repeat(np.arange(len(sequences), dtype=np.int64), lengths)
-        room = np.repeat(np.cumsum(lengths), lengths) - np.arange(len(tok))  # tokens left in its sequence
-        current = np.full(len(tok), -1, dtype=np.int64)  # id of the (n-1)-gram starting at each position
-        keys, occurrences = [], []
-        for n in range(1, MAX_ORDER + 1):
-            at = np.flatnonzero(room >= n)
-            ids = self._intern((current[at] + 1) * self.TOKEN_SPACE + tok[at + n - 1])
-            current[at] = ids
-            keys.append(seq_of[at] * _SHIFT + ids)
-            occurrences.append(at * MAX_ORDER + n - 1)
-        by_position = np.argsort(np.concatenate(occurrences))
-        occurrence_keys = np.concatenate(keys)[by_position]
-        unique, first, counts = np.unique(occurrence_keys, return_index=True, return_counts=True)
-        seen = np.argsort(first)  # distinct n-grams in order of first occurrence
-        unique, counts = unique[seen], counts[seen].astype(np.float64)
-        order = np.concatenate(occurrences)[by_position][first[seen]] % MAX_ORDER + 1
-        bounds = np.searchsorted(unique // _SHIFT, np.arange(len(sequences) + 1))
-        return [Profile(int(lengths[i]), unique[a:b] % _SHIFT, counts[a:b], order[a:b])
-                for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:], strict=True))]
-
-    def known(self, sequences: Sequence[tuple[str, ...]], lengths: np.ndarray) -> KnownNgrams:
-        """The n-grams of each sequence that are interned already (lookups only: a hypothesis' other
-        n-grams cannot match any reference), per sequence in order of first occurrence (position,
-        then order) as in :meth:`profiles`; nothing is interned or cached."""
-        tok = np.fromiter(map(self.tokens.get, chain.from_iterable(sequences), repeat(-1)), dtype=np.int64,
-                          count=int(lengths.sum()))
-        room = np.repeat(np.cumsum(lengths), lengths) - np.arange(len(tok))  # tokens left in its sequence
-        ids = np.full((len(tok), MAX_ORDER), -1, dtype=np.int64)  # id of the n-gram at each (position, n)
-        at = np.flatnonzero(tok >= 0)
-        ids[at, 0] = self._unigram_ids()[tok[at]]
-        for n in range(2, MAX_ORDER + 1):
-            at = np.flatnonzero(room >= n)
-            at = at[(ids[at, n - 2] >= 0) & (tok[at + n - 1] >= 0)]
-            ids[at, n - 1] = self._find((ids[at, n - 2] + 1) * self.TOKEN_SPACE + tok[at + n - 1])
-        flat = ids.ravel()
-        occurrence = np.flatnonzero(flat >= 0)  # position * MAX_ORDER + n - 1, increasing
-        seq_of = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
-        keys = seq_of[occurrence // MAX_ORDER] * _SHIFT + flat[occurrence]
-        unique, first, counts = np.unique(keys, return_index=True, return_counts=True)
-        seen = np.argsort(first)  # distinct n-grams of a sequence in order of first occurrence
-        in_order = unique[seen]
-        return KnownNgrams(in_order // _SHIFT, in_order % _SHIFT, counts[seen].astype(np.float64),
-                           occurrence[first[seen]] % MAX_ORDER + 1, unique, seen)
-
-    def _unigram_ids(self) -> np.ndarray:
-        """The unigram id of every token id (-1 where the token was seen but never as a unigram
-        key), kept until the next interning: a unigram's key is its token id, so one search of the
-        sorted ``0 .. tokens - 1`` replaces a search of every occurrence."""
-        if self._unigrams is None or len(self._unigrams) != len(self.tokens):
-            self._unigrams = self._find(np.arange(len(self.tokens), dtype=np.int64))
-        return self._unigrams
-
-    def _find(self, keys: np.ndarray) -> np.ndarray:
-        """Ids of (prefix, token) keys, -1 for keys never interned."""
-        ids = np.full(len(keys), -1, dtype=np.int64)
-        if len(self._keys):
-            pos = sorted_search(self._keys, keys)
-            found = self._keys[pos] == keys
-            ids[found] = self._ids[pos[found]]
-        return ids
-
-    def prefixes(self) -> np.ndarray:
-        """The id of every n-gram's (n-1)-gram prefix, by n-gram id (-1 for unigrams)."""
-        prefix = np.empty(len(self._ids), dtype=np.int64)
-        prefix[self._ids] = self._keys // self.TOKEN_SPACE - 1
-        return prefix
-
-    def _intern(self, keys: np.ndarray) -> np.ndarray:
-        """Ids of (prefix, token) keys; new keys get the next ids (in sorted key order). The known
-        keys are one sorted array, so a batch costs a ``searchsorted`` and an ``insert``."""
-        unique, inverse = np.unique(keys, return_inverse=True)
-        pos = np.searchsorted(self._keys, unique)
-        found = pos < len(self._keys)
-        found[found] = self._keys[pos[found]] == unique[found]
-        ids = np.empty(len(unique), dtype=np.int64)
-        ids[found] = self._ids[pos[found]]
-        new = np.flatnonzero(~found)
-        if len(new):
-            self._unigrams = None
-            start = len(self._keys)
-            ids[new] = np.arange(start, start + len(new))
-            self._keys = np.insert(self._keys, pos[new], unique[new])
-            self._ids = np.insert(self._ids, pos[new], ids[new])
-        return ids[inverse.reshape(-1)]
-
-    @property
-    def table(self) -> dict[int, int]:
-        """Every interned key and its id (for inspection; lookups use the sorted arrays)."""
-        return dict(zip(self._keys.tolist(), self._ids.tolist(), strict=True))
+def _positions(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each token's sequence number and the tokens left in its sequence from it (itself included)."""
+    sequence = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+    room = np.repeat(np.cumsum(lengths), lengths) - np.arange(int(lengths.sum()), dtype=np.int64)
+    return sequence, room
 
 
-def sorted_search(haystack: np.ndarray, needles: np.ndarray) -> np.ndarray:
-    """``np.searchsorted(haystack, needles)`` clipped to the last index (so it can index it; the caller
-    compares), with the needles searched in sorted order (several times faster on a large haystack)."""
-    order = np.argsort(needles)
-    pos = np.empty(len(needles), dtype=np.intp)
-    pos[order] = np.searchsorted(haystack, needles[order])
-    return np.minimum(pos, len(haystack) - 1)
-
-
-def _concat(profiles: Sequence[Profile], segments: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    sizes = [len(p.ids) for p in profiles]
-    seg = np.repeat(np.asarray(segments, dtype=np.int64), sizes)
-    ids = np.concatenate([p.ids for p in profiles]) if profiles else np.zeros(0, np.int64)
-    return seg * _SHIFT + ids, np.concatenate([p.counts for p in profiles]) if profiles else np.zeros(0)
-
-
-PERL_FALSE_PREFIX = "0"  # the one non-empty (n-1)-gram string Perl reads as false (n = 2 only)
-
-
-def information(vocab: NgramVocabulary, ref_profiles: Sequence[Profile]) -> np.ndarray:
-    """mteval's ``compute_ngram_info``: ``-log2(count(ngram)/count(prefix))`` (unigrams: over the
-    total number of reference words), counted over every reference segment; NaN for unseen ids.
+def information_weights(totals: np.ndarray, prefix_totals: np.ndarray | None, total_words: int,
+                        false_prefix: np.ndarray | None = None) -> np.ndarray:
+    """mteval's ``compute_ngram_info`` (Doddington 2002): ``-log2(count(ngram) / count(prefix))`` per
+    n-gram, unigrams (``prefix_totals`` None) over the total number of reference words.
 
     v13a's quirk, reproduced: the denominator is chosen by ``$mgram ? count{$mgram} : $tot_wrds``
     (mteval-v13a.pl sub ``compute_ngram_info``, line 545 of Asiya's copy, 546 of moses-smt's) and Perl
-    reads the prefix string ``"0"`` as false, so a bigram whose first token is ``0`` is also divided by
-    the total word count (``docs/bleu-nist.md``)."""
-    prefix = vocab.prefixes()
-    size = len(prefix)
-    keys = np.concatenate([p.ids for p in ref_profiles]) if ref_profiles else np.zeros(0, np.int64)
-    weights = np.concatenate([p.counts for p in ref_profiles]) if ref_profiles else np.zeros(0)
-    totals = np.bincount(keys, weights=weights, minlength=size)
-    total_words = sum(p.length for p in ref_profiles)
-    zero = vocab.unigram_id(PERL_FALSE_PREFIX)
-    has_prefix = (prefix >= 0) & (prefix != zero)
-    denominator = np.where(has_prefix, totals[np.maximum(prefix, 0)], total_words)
+    reads the prefix string ``"0"`` as false, so a bigram whose first token is ``0`` (``false_prefix``)
+    is also divided by the total word count (``docs/bleu-nist.md``)."""
+    if prefix_totals is None:
+        denominator = np.full(len(totals), float(total_words))
+    else:
+        denominator = prefix_totals if false_prefix is None else np.where(false_prefix, total_words, prefix_totals)
     with np.errstate(divide="ignore", invalid="ignore"):
-        info = -np.log(totals / denominator) / math.log(2)
-    return np.where(totals > 0, info, np.nan)
+        return np.nan_to_num(-np.log(totals / denominator) / math.log(2))
 
 
-def prepare_ngrams(vocab: NgramVocabulary, references: Sequence[Sequence[tuple[str, ...]]]) -> PreparedNgrams:
-    """Reference set -> clipping keys/counts, lengths and information (``references[r][i]`` tokens)."""
+def _reference_order(prefix: np.ndarray, global_prefix: np.ndarray, at: np.ndarray, token: np.ndarray,
+                     size: int, ref: np.ndarray, n_refs: int) -> tuple[np.ndarray, ...]:
+    """One order of :func:`prepare_ngrams` over the occurrences ``at``: the sorted per-segment keys
+    ``prefix * size + token``, each occurrence's code (its index there), each code's clipping count
+    (its most frequent occurrence in one reference); the n-grams numbered over the whole reference set
+    (sorted ``(global_prefix + 1) * size + token``, as sacreBLEU numbers them), each occurrence's
+    number there and each such n-gram's count."""
+    table, inverse = np.unique(prefix[at] * size + token, return_inverse=True)
+    inverse = inverse.ravel()
+    per_ref = np.bincount(inverse * n_refs + ref[at], minlength=len(table) * n_refs)
+    max_counts = per_ref.reshape(len(table), n_refs).max(axis=1).astype(np.float64)
+    ngrams, number = np.unique((global_prefix[at] + 1) * size + token, return_inverse=True)
+    number = number.ravel()
+    totals = np.bincount(number, minlength=len(ngrams)).astype(np.float64)
+    return table, inverse, max_counts, ngrams, number, totals
+
+
+def prepare_ngrams(references: Sequence[Sequence[tuple[str, ...]]]) -> PreparedNgrams:
+    """Reference set (``references[r][i]``: the tokens of reference ``r``'s segment ``i``) -> its
+    tables (module docstring), clipping counts, NIST information (:func:`information_weights`)."""
     n_segments = {len(r) for r in references}
     if len(n_segments) != 1:
         raise ValueError(f"references differ in length: {sorted(n_segments)}")
-    n = n_segments.pop()
-    flat_refs = vocab.profiles([ref[i] for i in range(n) for ref in references])
-    profiles = [flat_refs[i * len(references):(i + 1) * len(references)] for i in range(n)]
-    flat = [p for seg in profiles for p in seg]
-    keys, counts = _concat(flat, [i for i, seg in enumerate(profiles) for _ in seg])
-    order = np.argsort(keys, kind="stable")
-    keys, counts = keys[order], counts[order]
-    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else np.zeros(0, np.intp)
-    max_counts = np.maximum.reduceat(counts, starts) if len(keys) else counts
-    return PreparedNgrams(keys[starts], max_counts, information(vocab, flat),
-                          [tuple(p.length for p in seg) for seg in profiles], len(references))
+    n, n_refs = n_segments.pop(), len(references)
+    words = list(chain.from_iterable(chain.from_iterable(references)))
+    if len(words) >= _LIMIT:
+        raise ValueError(f"more than {_LIMIT} reference tokens")
+    vocab = {word: k for k, word in enumerate(dict.fromkeys(words))}
+    size = max(len(vocab), 1)
+    ids = np.fromiter(map(vocab.__getitem__, words), dtype=np.int64, count=len(words))
+    lengths = np.array([[len(seg) for seg in ref] for ref in references], dtype=np.int64).reshape(n_refs, n)
+    sequence, room = _positions(lengths.ravel())
+    ref, code = np.divmod(sequence, max(n, 1))  # order 0: each token's segment, and the empty n-gram (-1)
+    number = np.full(len(ids), -1, dtype=np.int64)
+    zero = vocab.get(PERL_FALSE_PREFIX, -1)  # a unigram's number is its token's id
+    prepared = PreparedNgrams(vocab, [], [], [], lengths.T.copy(), n_refs)
+    totals = np.zeros(0)
+    for order in range(1, MAX_ORDER + 1):
+        at = np.flatnonzero(room >= order)
+        table, inverse, max_counts, ngrams, ngram_of, ngram_totals = _reference_order(
+            code, number, at, ids[at + order - 1], size, ref, n_refs)
+        prefix = ngrams // size - 1
+        weights = information_weights(ngram_totals, totals[prefix] if order > 1 else None, len(words),
+                                      prefix == zero if order == 2 else None)
+        code_info = np.empty(len(table))
+        code_info[inverse] = weights[ngram_of]
+        code, number = np.full(len(ids), -1, dtype=np.int64), np.full(len(ids), -1, dtype=np.int64)
+        code[at], number[at] = inverse, ngram_of
+        prepared.tables.append(table)
+        prepared.max_counts.append(max_counts)
+        prepared.info.append(code_info)
+        totals = ngram_totals
+    return prepared
 
 
-def ngram_statistics(vocab: NgramVocabulary, hypothesis: Sequence[tuple[str, ...]],
-                     prepared: PreparedNgrams) -> np.ndarray:
+def _matches(codes: np.ndarray, max_counts: np.ndarray, info: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Of a hypothesis' matched occurrences of one order (their codes, in position order): the first
+    occurrence of each distinct code, in position order, its count clipped by the references', and
+    that times its information weight. One sort of ``code * M + occurrence`` groups them."""
+    m = len(codes)
+    ordered = np.sort(codes * m + np.arange(m, dtype=np.int64))
+    code, occurrence = np.divmod(ordered, m)
+    starts = np.flatnonzero(np.r_[True, code[1:] != code[:-1]])
+    first = occurrence[starts]
+    counts = np.diff(np.r_[starts, m]).astype(np.float64)
+    clipped = np.empty(m)
+    clipped[first] = np.minimum(counts, max_counts[code[starts]])
+    keep = np.zeros(m, dtype=bool)
+    keep[first] = True
+    clipped = clipped[keep]
+    weights = np.empty(m)
+    weights[first] = info[code[starts]]
+    return keep, clipped, clipped * weights[keep]
+
+
+def ngram_statistics(hypothesis: Sequence[tuple[str, ...]], prepared: PreparedNgrams) -> np.ndarray:
     """Statistics matrix (module docstring) of a hypothesis against a prepared reference set."""
     n = len(hypothesis)
     if n != len(prepared.lengths):
         raise ValueError(f"hypothesis has {n} segments, references have {len(prepared.lengths)}")
     lengths = np.fromiter(map(len, hypothesis), dtype=np.int64, count=n)
-    known = vocab.known(hypothesis, lengths)
+    if int(lengths.sum()) >= _LIMIT:
+        raise ValueError(f"more than {_LIMIT} hypothesis tokens")
+    ids = np.fromiter(map(prepared.tokens.get, chain.from_iterable(hypothesis), repeat(-1)), dtype=np.int64,
+                      count=int(lengths.sum()))
+    sequence, room = _positions(lengths)
+    size = max(len(prepared.tokens), 1)
     stats = np.zeros((n, N_STATS))
-    if len(prepared.keys) and len(known.ids):
-        keys = known.sorted_keys[known.seen]
-        pos = np.minimum(np.searchsorted(prepared.keys, known.sorted_keys), len(prepared.keys) - 1)[known.seen]
-        found = prepared.keys[pos] == keys
-        clipped = np.minimum(known.counts[found], prepared.max_counts[pos[found]])
-        ids = known.ids[found]
-        # ids interned after the references were prepared are not among their keys
-        info = np.nan_to_num(prepared.info[np.minimum(ids, len(prepared.info) - 1)])
-        bins = known.sequence[found] * MAX_ORDER + known.orders[found] - 1
-        stats[:, MATCH] = np.bincount(bins, weights=clipped, minlength=n * MAX_ORDER).reshape(n, MAX_ORDER)
-        stats[:, INFO] = np.bincount(bins, weights=clipped * info, minlength=n * MAX_ORDER).reshape(n, MAX_ORDER)
+    code = sequence
+    for order in range(1, MAX_ORDER + 1):
+        table = prepared.tables[order - 1]
+        at = np.flatnonzero((room >= order) & (code >= 0))
+        at = at[ids[at + order - 1] >= 0]
+        wanted = code[at] * size + ids[at + order - 1]
+        code = np.full(len(ids), -1, dtype=np.int64)
+        if not len(table) or not len(at):
+            break
+        found = np.minimum(np.searchsorted(table, wanted), len(table) - 1)
+        hit = table[found] == wanted
+        at = at[hit]
+        if not len(at):
+            break
+        code[at] = found[hit]
+        keep, clipped, info = _matches(found[hit], prepared.max_counts[order - 1], prepared.info[order - 1])
+        bins = sequence[at[keep]]
+        stats[:, MATCH.start + order - 1] = np.bincount(bins, weights=clipped, minlength=n)
+        stats[:, INFO.start + order - 1] = np.bincount(bins, weights=info, minlength=n)
     stats[:, HYP_LEN] = lengths
     stats[:, COUNT] = np.maximum(lengths[:, None] - np.arange(MAX_ORDER)[None, :], 0)
-    ref_lengths = np.asarray(prepared.lengths, dtype=np.int64).reshape(n, prepared.n_refs)
+    refs = prepared.lengths
     # the closest reference length, the shorter one on ties (2 |h - r| + [r > h] orders them so)
-    closeness = 2 * np.abs(lengths[:, None] - ref_lengths) + (ref_lengths > lengths[:, None])
-    stats[:, REF_LEN] = np.take_along_axis(ref_lengths, np.argmin(closeness, axis=1)[:, None], axis=1)[:, 0]
-    stats[:, MEAN_REF_LEN] = ref_lengths.sum(axis=1) / prepared.n_refs
+    closeness = 2 * np.abs(lengths[:, None] - refs) + (refs > lengths[:, None])
+    stats[:, REF_LEN] = np.take_along_axis(refs, np.argmin(closeness, axis=1)[:, None], axis=1)[:, 0]
+    stats[:, MEAN_REF_LEN] = refs.sum(axis=1) / prepared.n_refs
     return stats

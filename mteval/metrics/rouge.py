@@ -45,7 +45,7 @@ from mteval.metrics.aliases import DUPLICATES
 from mteval.metrics.base import BOOTSTRAP, MEAN, MetricFamily, MetricInfo, ScoreSet, Side, mean_score_set
 from mteval.metrics.clipped_ngrams import clipped_ngram_hits
 from mteval.metrics.registry import register
-from mteval.metrics.rouge_bootstrap import bootstrap_average
+from mteval.metrics.rouge_bootstrap import bootstrap_average, bootstrap_averages
 from mteval.metrics.stemmers import porter_rouge
 
 RESOURCES = Path(__file__).resolve().parents[1] / "resources" / "rouge"
@@ -505,10 +505,9 @@ class RougeFamily(MetricFamily):
               variants: Sequence[str]) -> dict[str, ScoreSet]:
         kinds = {KINDS[v] for v in variants}
         seg = self.segment_f(hypothesis, prepared, kinds)
-        result = {}
-        for v in variants:
-            scores = mean_score_set(seg[KINDS[v]], documents)
-            if self.bootstrap:
-                scores = ScoreSet(bootstrap_average(seg[KINDS[v]]), scores.documents, scores.segments)
-            result[v] = scores
+        result = {v: mean_score_set(seg[KINDS[v]], documents) for v in variants}
+        if self.bootstrap:  # every variant's system score from the same draws
+            averages = bootstrap_averages([seg[KINDS[v]] for v in variants])
+            for v, average in zip(variants, averages, strict=True):
+                result[v] = ScoreSet(average, result[v].documents, result[v].segments)
         return result

@@ -40,6 +40,7 @@ from mteval.metrics.base import MetricInfo, ScoreSet, Side, StatsFamily, scores_
 from mteval.metrics.parameters import Parameter
 from mteval.metrics.registry import register
 from mteval.metrics.sacre_tokenizers import BLEU_TOKENIZERS, bleu_tokenizer_signature, bleu_tokens
+from mteval.metrics.segment_cache import SegmentCache
 
 SACREBLEU_VERSION = "2.6.0"
 SMOOTH_DEFAULTS = {"floor": 0.1, "add-k": 1.0}  # sacreBLEU's BLEU.SMOOTH_DEFAULTS (Chen and Cherry 2014)
@@ -220,7 +221,7 @@ class SacreBleu(StatsFamily):
 
     def __init__(self, case_sensitive: bool = True, **options: Any) -> None:
         super().__init__(case_sensitive=case_sensitive, **options)
-        self._tokens: dict[tuple[str, bool], dict[str, list[str]]] = {}
+        self._tokens: dict[tuple[str, bool], SegmentCache[str, list[str]]] = {}  # bounded per tokenisation
 
     def info(self, variant: str) -> MetricInfo:
         """Similarity on sacreBLEU's 0-100 scale."""
@@ -251,12 +252,9 @@ class SacreBleu(StatsFamily):
 
     def tokens(self, texts: Sequence[str], tok: str, lowercase: bool) -> list[list[str]]:
         """Each segment's tokens as sacreBLEU's ``_preprocess_segment`` makes them (lower-cased if
-        asked, right-stripped, tokenised), each distinct segment once per run."""
-        known = self._tokens.setdefault((tok, lowercase), {})
-        new = [text for text in dict.fromkeys(texts) if text not in known]
-        lines = [(text.lower() if lowercase else text).rstrip() for text in new]
-        known.update(zip(new, bleu_tokens(tok, lines), strict=True))
-        return [known[text] for text in texts]
+        asked, right-stripped, tokenised), a segment among the last ones met not again (``segment_cache``)."""
+        known = self._tokens.setdefault((tok, lowercase), SegmentCache())
+        return known.many(texts, lambda new: bleu_tokens(tok, [(t.lower() if lowercase else t).rstrip() for t in new]))
 
     def statistics(self, hypothesis: Side, prepared: References, tok: str, lowercase: bool, order: int) -> np.ndarray:
         """The hypothesis' statistics (orders 1..``order``) under one tokenisation."""

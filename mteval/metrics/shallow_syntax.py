@@ -39,7 +39,7 @@ from mteval.annotate.model import Sentence
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import MetricInfo, ScoreSet, Side
 from mteval.metrics.bleu_nist import nist_scores
-from mteval.metrics.ngram_stats import NgramVocabulary, ngram_statistics, prepare_ngrams
+from mteval.metrics.ngram_stats import ngram_statistics, prepare_ngrams
 from mteval.metrics.overlap import Features, OverlapFamily, Selector, annotated, per_type
 from mteval.metrics.registry import register
 
@@ -72,10 +72,6 @@ class ShallowSyntax(OverlapFamily):
     family = "SP"
     selectors = SELECTORS
     variants = tuple(SELECTORS) + tuple(NIST_VARIANTS)
-
-    def __init__(self, case_sensitive: bool = True, **options: Any) -> None:
-        super().__init__(case_sensitive, **options)
-        self.vocabularies = {layer: NgramVocabulary() for layer in NIST_LAYERS}
 
     def info(self, variant: str) -> MetricInfo:
         """Higher is better; Overlapping/Matching in [0, 1] (NIST: [0, inf))."""
@@ -110,7 +106,7 @@ class ShallowSyntax(OverlapFamily):
         """Overlap features and, per NIST layer, the prepared reference n-grams."""
         overlap = self.prepare_features(references)
         seqs = [[self.sequences(s) for s in annotated(ref, self.family)] for ref in references]
-        return overlap, {layer: prepare_ngrams(self.vocabularies[layer], [[q[layer] for q in ref] for ref in seqs])
+        return overlap, {layer: prepare_ngrams([[q[layer] for q in ref] for ref in seqs])
                          for layer in NIST_LAYERS}
 
     def score(self, hypothesis: Side, prepared: Any, documents: DocumentIndex,
@@ -120,7 +116,7 @@ class ShallowSyntax(OverlapFamily):
         result = self.score_features(hypothesis, overlap, documents, variants)
         wanted = [v for v in variants if v in NIST_VARIANTS]
         seqs = [self.sequences(s) for s in annotated(hypothesis, self.family)]
-        stats = {layer: ngram_statistics(self.vocabularies[layer], [q[layer] for q in seqs], nist[layer])
+        stats = {layer: ngram_statistics([q[layer] for q in seqs], nist[layer])
                  for layer in {NIST_VARIANTS[v][0] for v in wanted}}
         for v in wanted:
             layer, order, individual = NIST_VARIANTS[v]

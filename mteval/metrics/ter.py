@@ -46,6 +46,7 @@ from mteval.metrics.base import MetricInfo, ScoreSet, Side, StatsFamily, scores_
 from mteval.metrics.parameters import Parameter
 from mteval.metrics.registry import register
 from mteval.metrics.sacre_tokenizers import tercom
+from mteval.metrics.segment_cache import PAIR_CACHE_LIMIT, SegmentCache
 
 MAX_SHIFT_SIZE = 10
 MAX_SHIFT_DIST = 50
@@ -401,7 +402,7 @@ class _Tokens:
     def __init__(self, settings: Settings, ids: dict[str, int] | None = None) -> None:
         self.settings = settings
         self.ids: dict[str, int] = {} if ids is None else ids
-        self.cache: dict[str, Words] = {}
+        self.cache: SegmentCache[str, Words] = SegmentCache()  # bounded (segment_cache)
 
     def __call__(self, text: str) -> Words:
         """Word ids of one segment: sacreBLEU's ``_preprocess_segment`` (tercom's tokenisation of the
@@ -449,7 +450,7 @@ class TER(StatsFamily):
         self._ids: dict[str, int] = {}
         self._tokenizers: dict[Settings, _Tokens] = {}
         self._tokens = self.tokens_for(Settings(case_sensitive=case_sensitive))
-        self._edits: dict[tuple[Words, Words], int] = {}
+        self._edits: SegmentCache[tuple[Words, Words], int] = SegmentCache(PAIR_CACHE_LIMIT)
 
     def tokens_for(self, settings: Settings) -> _Tokens:
         """The (cached) tokeniser of some settings; word ids shared by all of them."""

@@ -15,12 +15,14 @@ from mteval.metrics.base import Side
 # starting the workers (~1 s of CPU each: spawn and imports) costs more than the work it would share.
 # The cheap families score about 10,000 segment-pairs a second, the others about 1,000 or fewer
 # (measured with bench/bench_cli.py: one cheap family on 10 systems x 1000 segments ran slower in a pool);
-# the edit-count families on rapidfuzz and rouge-score's about 100,000 (issue 35: WER on 10 systems x
-# 10,000 segments took 1.26 s of CPU in one process and 1.78 s with a pool of two; bench_peers_10k.py).
+# the edit-count families on rapidfuzz, rouge-score's and the BLEU/NIST families about 100,000 (issue 35:
+# WER on 10 systems x 10,000 segments took 1.26 s of CPU in one process and 1.78 s with a pool of two,
+# mteval-v13a's BLEU 2.0 s and 3.1 s, sacreBLEU's 3.21 s and 4.25 s; bench_peers_10k.py).
 MIN_POOL_UNITS = 2
 MIN_POOL_WORK = 20_000
-CHEAP_FAMILIES = frozenset({"mteval-v13a", "sacreBLEU", "chrF", "ROUGE"})
-VERY_CHEAP_FAMILIES = frozenset({"WER-PER", "MER-WIL-WIP", "CER", "rouge-score"})  # a tenth of a cheap pair
+CHEAP_FAMILIES = frozenset({"chrF", "ROUGE"})
+# a tenth of a cheap pair:
+VERY_CHEAP_FAMILIES = frozenset({"mteval-v13a", "sacreBLEU", "WER-PER", "MER-WIL-WIP", "CER", "rouge-score"})
 EXPENSIVE = 10  # the relative cost of every other family (TER, GTM, METEOR, the syntactic ones)
 
 

@@ -39,6 +39,7 @@ from mteval.metrics.meteor import matchers
 from mteval.metrics.meteor.alignment import Matcher, align
 from mteval.metrics.meteor.scoring import MODULE_WEIGHTS, N_STATS, alignment_stats, meteor_scores
 from mteval.metrics.registry import canonical, register
+from mteval.metrics.segment_cache import PAIR_CACHE_LIMIT, SegmentCache
 
 MODULES: dict[str, tuple[str, ...]] = {
     "MTR-exact": ("exact",), "METEOR-ex": ("exact",),
@@ -84,7 +85,9 @@ class MeteorFamily(StatsFamily):
 
     def __init__(self, case_sensitive: bool = True, **options: Any) -> None:
         super().__init__(case_sensitive, **options)
-        self._cache: dict[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], np.ndarray] = {}
+        # bounded (segment_cache): large enough for a multi-reference set's pairs met again (A, B, then A_B)
+        self._cache: SegmentCache[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], np.ndarray] = \
+            SegmentCache(4 * PAIR_CACHE_LIMIT)
 
     def info(self, variant: str) -> MetricInfo:
         """Similarity in [0, 1]."""
