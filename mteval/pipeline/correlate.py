@@ -66,6 +66,7 @@ from mteval.meta.significance import (
 )
 from mteval.metrics.base import ScoreSet
 from mteval.pipeline.evaluate import higher_is_better
+from mteval.pipeline.wmt12_eval import wants_wmt12, wmt12_records
 from mteval.store.cache import refset_name
 
 Record = dict[str, Any]
@@ -439,6 +440,8 @@ def reference_lengths(texts: Any, references: Sequence[str]) -> np.ndarray:
 def _do_assessments(args: argparse.Namespace, experiment: Any, cache: Any, sel: Any, texts: Any) -> list[Record]:
     """iqeval -assessments FILE at -G seg or sys."""
     correlations = correlation_names(args.corr)
+    if wants_wmt12(correlations):  # relative rankings: mteval.pipeline.wmt12_eval
+        return wmt12_records(args, experiment, cache, sel, texts)
     check_count(args.resamples, "--resamples")
     human = read_assessments(args.assessments, len(texts), texts.documents,
                              systems=[*texts.systems, *texts.references])
