@@ -107,7 +107,7 @@ def assessment_options(args: argparse.Namespace) -> correlate.AssessOptions:
 def _do_assessments(args: argparse.Namespace, experiment: Experiment, cache: ScoreCache, sel: Selection,
                     texts: Any) -> list[Record]:
     """iqeval -assessments FILE."""
-    return correlate.assess(args.assessments, cache, sel, texts, assessment_options(args))
+    return correlate.assess(args.assessments, cache, sel, texts, assessment_options(args), experiment.language)
 
 
 def add_compare_arguments(parser: argparse.ArgumentParser) -> None:

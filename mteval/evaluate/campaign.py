@@ -161,7 +161,7 @@ class Campaign:
         settings = correlate.AssessOptions(**given)
         sel = self.selection(level, metrics, systems, references, segments)
         return self._records(sel, lambda: correlate.assess(os.fspath(assessments), self.cache, sel, self.texts,
-                                                           settings))
+                                                           settings, self.experiment.language))
 
     def compare(self, *, metrics: Names = None, systems: Names = None, references: Names = None,
                 segments: str | Sequence[int] | None = None, baseline: str | None = None,

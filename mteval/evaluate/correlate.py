@@ -47,6 +47,8 @@ from typing import Any
 import numpy as np
 
 from mteval.errors import ConfigError
+from mteval.evaluate.records import record as _record
+from mteval.evaluate.wmt12 import wants_wmt12, wmt12_records
 from mteval.io.assessments import Assessments, read_assessments
 from mteval.meta.learn.model_file import in_sample_metrics
 from mteval.meta.stats import wmt_stats
@@ -370,12 +372,6 @@ def _williams_record(points: Points, level: str, refset: str, a: str, b: str, gr
                    test="williams", p_value=p if r1 > r2 else 1 - p)
 
 
-def _record(target: str, refset: str, metric: str, level: str, score: float, **extra: Any) -> Record:
-    """One correlation record in iqeval's shape."""
-    return {"target": target, "refset": refset, "metric": metric, "level": level, "doc": "-",
-            "segment": "-", "score": float(score), **extra}
-
-
 @dataclass(frozen=True)
 class AssessOptions:
     """-assessments' options, by iqeval's names (``corr``: comma-separated names; ``seed`` None:
@@ -427,10 +423,17 @@ def _warn_in_sample(cache: Any, target: str, refset: str, metrics: Sequence[str]
                     "judgements are in-sample and optimistic (mteval tune's report has its test-fold values)")
 
 
-def assess(assessments: str, cache: Any, sel: Any, texts: Any, options: AssessOptions) -> list[Record]:
+def assess(assessments: str, cache: Any, sel: Any, texts: Any, options: AssessOptions,
+           language: str = "en") -> list[Record]:
     """iqeval -assessments FILE at -G seg or sys: correlations of the selected metrics with the human
-    assessments in ``assessments`` (and metric-vs-metric tests with ``options.significance``)."""
+    assessments in ``assessments`` (and metric-vs-metric tests with ``options.significance``);
+    ``--corr wmt12``: WMT12's tau over relative rankings (:mod:`mteval.evaluate.wmt12`; ``language``
+    picks the rankings' pair into it)."""
     correlations = correlation_names(options.corr)
+    if wants_wmt12(correlations):
+        seed = ASSESSMENT_SEED if options.seed is None else options.seed
+        return wmt12_records(assessments, language, cache, sel, texts, options.resamples, seed,
+                             options.significance)
     check_count(options.resamples, "--resamples")
     human = read_assessments(assessments, len(texts), texts.documents,
                              systems=[*texts.systems, *texts.references])
