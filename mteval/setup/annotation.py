@@ -5,7 +5,7 @@ layer is imported only when such a family is requested."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,8 +22,9 @@ class AnnotationProvider:
     """Lazily annotates all texts of an experiment, once, and serves them per text."""
 
     def __init__(self, experiment: Experiment, texts: Mapping[str, Sequence[str]],
-                 remote: RemoteParser | None = None) -> None:
+                 remote: RemoteParser | None = None, before_parsing: Callable[[], None] | None = None) -> None:
         self.experiment = experiment
+        self.before_parsing = before_parsing  # a check run once, before a parser is loaded (iqsetup's)
         self.remote = remote  # parse there (a Dask cluster: mteval.setup.dask_engine)
         self.texts = dict(texts)
         self._annotator: Any = None
@@ -35,6 +36,7 @@ class AnnotationProvider:
         if self._annotator is None:
             from mteval.annotate.annotator import Annotator  # heavy: stanza/torch
 
+            self.check()
             options = dict(self.experiment.annotation)
             unknown = set(options) - ANNOTATION_KEYS
             if unknown:
@@ -43,6 +45,13 @@ class AnnotationProvider:
             cache_dir = Path(options.pop("cache", self.experiment.cache / ".annotation"))
             self._annotator = Annotator(cache_dir, language=self.experiment.language, remote=self.remote, **options)
         return self._annotator
+
+    def check(self) -> None:
+        """Run the check given as ``before_parsing`` (once): before a parser is loaded, or earlier
+        when the caller knows parsing is ahead (iqsetup, before it computes anything)."""
+        check, self.before_parsing = self.before_parsing, None
+        if check is not None:
+            check()
 
     def add_text(self, name: str, segments: Sequence[str]) -> None:
         """Make one more text available (e.g. generated references); annotated on demand."""

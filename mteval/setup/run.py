@@ -28,6 +28,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import groupby
 from pathlib import Path
 from typing import TYPE_CHECKING, overload
@@ -43,6 +44,7 @@ from mteval.setup import hybrid
 from mteval.setup.annotation import AnnotationProvider
 from mteval.setup.expected import Expected
 from mteval.setup.limits import check_segment_lengths
+from mteval.setup.scripts import check_reference_scripts
 from mteval.store.cache import ScoreCache, refset_name
 from mteval.store.lock import exclusive
 
@@ -138,7 +140,8 @@ class SetupRun:
         self.segments = {n: texts.text(n).segments for n in names}
         self.groups: dict[str, list[str]] = {}  # a reference-set member standing for several texts (HYB)
         self.cluster = cluster  # a Dask cluster computes (and parses) instead of local processes
-        self.annotations = AnnotationProvider(experiment, self.segments, cluster)
+        self.annotations = AnnotationProvider(experiment, self.segments, cluster,  # references checked first
+                                              partial(check_reference_scripts, texts, experiment.language))
         self.expected = Expected(experiment, texts, self.annotations.identity)
         self._sides: dict[tuple[str, bool, bool], Side] = {}
 
@@ -306,6 +309,8 @@ def _run_setup(run: SetupRun, jack: bool, targets: tuple[str, ...] | None, jobs:
         family = registry.create(family_name, experiment.case_sensitive)
         planned += run.plan_family(family, variants, pairs)  # stale work only: no text parsed yet
     check_segment_lengths([plan.family for plan in planned], run.texts)  # a segment too long for one: refused
+    if any(plan.family.needs_annotation for plan in planned):
+        run.annotations.check()  # references in the language's script, before any file is written
     run.refuse_others()
     _compute(run, chunked(planned, 2 if run.cluster else jobs), jobs)
     return run.report
