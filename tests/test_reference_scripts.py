@@ -21,6 +21,7 @@ ENGLISH = ["Rains will continue in the northern regions until the end of the wee
 
 def experiment(tmp_path: Path, references: list[str], language: str | None, metrics: str) -> Path:
     """An experiment over one reference and one English system, its cache under ``tmp_path``."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / "ref.txt").write_text("\n".join(references) + "\n", encoding="utf-8")
     (tmp_path / "sys.txt").write_text("\n".join(ENGLISH) + "\n", encoding="utf-8")
     config = tmp_path / "exp.yaml"
@@ -67,3 +68,15 @@ def test_iqsetup_refuses_before_writing_anything(tmp_path: Path) -> None:
     assert not (tmp_path / "cache").exists() or not any(p.suffix == ".xml" for p in (tmp_path / "cache").rglob("*"))
     lexical = experiment(tmp_path, RUSSIAN, None, "BLEU")
     assert run("iqsetup", "-q", str(lexical)).returncode == 0
+
+
+def test_rouge_is_warned_about_letters_its_tokenizer_drops(tmp_path: Path) -> None:
+    """ROUGE-1.5.5's tokenizer (and rouge-score's) keeps a-z and 0-9 only: one warning line, the scores
+    still computed (they match the reference tools); none for English references."""
+    russian = run("iqsetup", "-q", str(experiment(tmp_path / "ru", RUSSIAN, "ru", "ROUGE-L, rouge1")))
+    assert russian.returncode == 0
+    warnings = [line for line in russian.stderr.splitlines() if line.startswith("iqsetup: warning:")]
+    assert [w.split(":")[2].strip() for w in warnings] == ["ROUGE", "rouge-score"]
+    assert "100% of the references' letters are outside a-z (Cyrillic)" in warnings[0]
+    english = run("iqsetup", "-q", str(experiment(tmp_path / "en", ENGLISH, None, "ROUGE-L, rouge1")))
+    assert english.returncode == 0 and "warning" not in english.stderr

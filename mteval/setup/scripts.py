@@ -1,6 +1,7 @@
 """Refuse references written in another script than the experiment's ``language:`` before parsing them
 (issue 36, bad input): a Russian test set left at the default ``language: en`` would be parsed by the
-English model, and every linguistic score would be a number about garbage trees, silently.
+English model, and every linguistic score would be a number about garbage trees, silently. And warn
+when ROUGE's ASCII tokenizer would split or drop most of the references' letters.
 
 Only the references are checked (they define the language; a system may leave a segment
 untranslated, which its scores should show, not the run refuse), and only when iqsetup is about to
@@ -74,3 +75,29 @@ def _wrong_script(text: Text, language: str, wanted: str, counts: Counter[str]) 
     return InputError(f"reference {text.name}: {share:.0f}% of its letters are {found.title()}, but the experiment's "
                       f"language is {language} ({wanted.title()} script) and its parser would read them: set "
                       "language: to the references' language", text.where, line_of(text, index))
+
+
+ASCII_TOKENIZERS = ("ROUGE", "rouge-score")  # ROUGE-1.5.5 and rouge-score keep only [a-z0-9] runs
+MAX_DROPPED = 0.2  # share of a reference's letters outside a-z above which ROUGE is warned about
+
+
+def ascii_tokenizer_warnings(families: Iterable[str], texts: LoadedTexts) -> list[str]:
+    """One warning per ASCII-tokenizing family (:data:`ASCII_TOKENIZERS`) when more than
+    :data:`MAX_DROPPED` of the references' letters are outside ``a-z``: the reference tools split
+    words there (``différent`` -> ``diff rent``) or drop them whole (Cyrillic, Greek...), and so
+    does mteval to match them; the scores are then about what is left."""
+    chosen = [name for name in dict.fromkeys(families) if name in ASCII_TOKENIZERS]
+    if not chosen:
+        return []
+    counts: Counter[str] = Counter()
+    for text in texts.references.values():
+        counts.update("ascii" if char.isascii() else script_of(char) for segment in text.segments
+                      for char in segment if char.isalpha())
+    total = sum(counts.values())
+    outside = total - counts["ascii"]
+    if not total or outside <= MAX_DROPPED * total:
+        return []
+    scripts = ", ".join(name.title() for name, _ in (counts - Counter(ascii=counts["ascii"])).most_common(2))
+    return [f"{name}: {100 * outside / total:.0f}% of the references' letters are outside a-z ({scripts}); its "
+            "tokenizer, as the reference tool's, keeps only a-z and 0-9, splitting or dropping those words, so "
+            f"{name} scores what is left (docs/languages.md)" for name in chosen]
