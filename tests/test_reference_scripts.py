@@ -80,3 +80,15 @@ def test_rouge_is_warned_about_letters_its_tokenizer_drops(tmp_path: Path) -> No
     assert "100% of the references' letters are outside a-z (Cyrillic)" in warnings[0]
     english = run("iqsetup", "-q", str(experiment(tmp_path / "en", ENGLISH, None, "ROUGE-L, rouge1")))
     assert english.returncode == 0 and "warning" not in english.stderr
+
+
+def test_meteor_outside_english_says_its_resources_are_englishs(tmp_path: Path) -> None:
+    """METEOR (English resources only) on a Russian experiment: scores computed, one warning line;
+    none in English."""
+    russian = run("iqsetup", "-q", str(experiment(tmp_path / "ru", RUSSIAN, "ru", "METEOR-ex")))
+    assert russian.returncode == 0
+    assert russian.stderr == ("iqsetup: warning: METEOR: mteval's METEOR has METEOR 1.5's English resources only "
+                              "(parameters, function words, stemmer, synonyms, paraphrases); for language ru its "
+                              "scores are not METEOR 1.5's -l ru ones (docs/languages.md)\n")
+    english = run("iqsetup", "-q", str(experiment(tmp_path / "en", ENGLISH, "en", "METEOR-ex")))
+    assert english.returncode == 0 and english.stderr == ""

@@ -44,7 +44,7 @@ from mteval.setup import hybrid
 from mteval.setup.annotation import AnnotationProvider
 from mteval.setup.expected import Expected
 from mteval.setup.limits import check_segment_lengths
-from mteval.setup.scripts import ascii_tokenizer_warnings, check_reference_scripts
+from mteval.setup.scripts import ascii_tokenizer_warnings, check_reference_scripts, english_only_warnings
 from mteval.store.cache import ScoreCache, refset_name
 from mteval.store.lock import exclusive
 
@@ -311,7 +311,8 @@ def _run_setup(run: SetupRun, jack: bool, targets: tuple[str, ...] | None, jobs:
     check_segment_lengths([plan.family for plan in planned], run.texts)  # a segment too long for one: refused
     if any(plan.family.needs_annotation for plan in planned):
         run.annotations.check()  # references in the language's script, before any file is written
-    for warning in ascii_tokenizer_warnings([plan.family.family for plan in planned], run.texts):
+    computed = [plan.family.family for plan in planned]
+    for warning in ascii_tokenizer_warnings(computed, run.texts) + english_only_warnings(computed, experiment.language):
         LOG.warning(warning)
     run.refuse_others()
     _compute(run, chunked(planned, 2 if run.cluster else jobs), jobs)

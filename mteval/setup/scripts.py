@@ -101,3 +101,14 @@ def ascii_tokenizer_warnings(families: Iterable[str], texts: LoadedTexts) -> lis
     return [f"{name}: {100 * outside / total:.0f}% of the references' letters are outside a-z ({scripts}); its "
             "tokenizer, as the reference tool's, keeps only a-z and 0-9, splitting or dropping those words, so "
             f"{name} scores what is left (docs/languages.md)" for name in chosen]
+
+
+def english_only_warnings(families: Iterable[str], language: str) -> list[str]:
+    """A warning for METEOR outside English: mteval's METEOR carries METEOR 1.5's English resources only
+    (parameters, function words, Snowball English stemmer, WordNet synonyms, English paraphrases), so
+    for another ``language`` its scores are not METEOR 1.5's ``-l LANG`` ones."""
+    if language.split("-")[0].split("_")[0] == "en" or "METEOR" not in families:
+        return []
+    return [f"METEOR: mteval's METEOR has METEOR 1.5's English resources only (parameters, function words, "
+            f"stemmer, synonyms, paraphrases); for language {language} its scores are not METEOR 1.5's "
+            f"-l {language} ones (docs/languages.md)"]
