@@ -81,6 +81,7 @@ def small_trees(draw: st.DrawFn, max_nodes: int = 7, n_labels: int = 3) -> tuple
     return labels, new_parents
 
 
+@pytest.mark.slow  # ~5 s: in make test-all (the fast tier stays under 8 minutes)
 @settings(max_examples=2500, deadline=None)
 @given(small_trees(), small_trees())
 def test_acet_matches_brute_force(a: tuple[list[int], list[int]], b: tuple[list[int], list[int]]) -> None:

@@ -126,7 +126,8 @@ def bars(config: Path, *options: str) -> str:
     return result.stderr
 
 
-@pytest.mark.parametrize("jobs", [pytest.param("1", marks=pytest.mark.slow), "2"])
+@pytest.mark.slow  # ~5 s each: in make test-all (the fast tier stays under 8 minutes)
+@pytest.mark.parametrize("jobs", ["1", "2"])
 def test_progress_bars_of_the_metric_stage(tmp_path: Path, jobs: str) -> None:
     """In one process a bar per family; with worker processes one ``metrics`` bar over the units,
     weighted by cost (issue 30: per-family bars waited behind each other); each ends at 100 %."""

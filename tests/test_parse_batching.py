@@ -75,6 +75,7 @@ def cache_digest(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.suffix in (".keys", ".conllu", ".npz")}
 
 
+@pytest.mark.slow  # ~5 s: in make test-all (the fast tier stays under 8 minutes)
 def test_one_and_two_parse_workers_write_the_same_cache(tmp_path: Path) -> None:
     segments = texts()[:80]
     for workers in (1, 2):

@@ -83,6 +83,7 @@ def test_a_subset_and_another_test_agree_too(campaign: tuple[Path, Any], tmp_pat
     assert {r["test"] for r in report["compare"]} == {"bs"}
 
 
+@pytest.mark.slow  # ~5 s: in make test-all (the fast tier stays under 8 minutes)
 def test_human_numbers_are_iqevals(tmp_path: Path) -> None:
     """With judgements: the correlations (and their intervals) are ``iqeval -assessments``'s for
     the same resamples and seed; the rank agreement is its system-level accuracy and Kendall."""

@@ -58,6 +58,7 @@ def _tsv(config: Path, *options: str) -> str:
     return result.stdout
 
 
+@pytest.mark.slow  # ~5 s: in make test-all (the fast tier stays under 8 minutes)
 def test_a_changed_system_text_is_refused_then_recomputed(experiment: Path, tmp_path: Path) -> None:
     """F01: the old numbers are never shown, on the whole test set or on -T (where NIST is computed
     again from the new text: the mix of stale and fresh numbers the sweep found)."""
