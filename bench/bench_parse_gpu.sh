@@ -1,26 +1,21 @@
 #!/usr/bin/env bash
-# Issue 32, for a session lent a GPU: one run (under 10 minutes) printing one table.
+# Issue 32, for a session lent a GPU: one run (about 5 minutes) printing one table
+# (bench/bench_parse_gpu.py says what each row measures; docs/scaling.md has the figures so far).
 #
 #   bench/bench_parse_gpu.sh            # from the repository root, on the GPU machine
 #   DRY_RUN=1 bench/bench_parse_gpu.sh  # print the steps, run nothing (works anywhere)
-#   SEGMENTS=1000 BLOCK=256 TIMEOUT=270 PYTHON=.venv/bin/python bench/bench_parse_gpu.sh
 #
-# Rows (embedded English models, the distinct cleaned segments of ../shared/data/wmt21-ruen
-# references and systems; the script stops with a note when that folder is absent):
-#   cpu  - per-segment vs batched tagging (bench/bench_parse_batch.py --device cpu)
-#   cuda - the same on GPU 0 (--device cuda): model load time, sentences/s, identity batch vs alone
-#   cpu-vs-cuda - segments whose CoNLL-U is identical on both devices, and whose arc scores are
-#          (expected: trees equal, arc scores off in the last bits, which is why a GPU run's
-#          identity names its device class: docs/annotation.md)
-# Needs a CUDA build of torch in $PYTHON's environment (torch.version.cuda set).
+# Knobs: PYTHON (default python3: the device image's, which holds a CUDA torch), DATA (the WMT21
+# ru-en folder: ../shared/data/wmt21-ruen, else .gpu/wmt21-ruen, a copy carried with the tree),
+# SUBSET (100), ANNOTATOR (3000 segments), WORKERS (1,4,8), TIMEOUT (420 s), OUT (a new folder).
+# Stanza and the packages it needs beyond the image's are installed from .whl/ when that folder is
+# there (docs/scaling.md, "For a session lent a GPU", says how to prepare it and the data copy).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-PYTHON=${PYTHON:-$ROOT/.venv/bin/python}
-SEGMENTS=${SEGMENTS:-1000}
-BLOCK=${BLOCK:-256}
-TIMEOUT=${TIMEOUT:-270}  # per device: both together stay under 10 minutes
-DATA=$ROOT/../shared/data/wmt21-ruen
+PYTHON=${PYTHON:-python3}
+DATA=${DATA:-$ROOT/../shared/data/wmt21-ruen}
+[[ -d $DATA ]] || DATA=$ROOT/.gpu/wmt21-ruen
 OUT=${OUT:-$(mktemp -d)}
 
 run() {  # print a step; run it unless DRY_RUN is set
@@ -29,25 +24,15 @@ run() {  # print a step; run it unless DRY_RUN is set
 }
 
 if [[ ! -d $DATA ]]; then
-    echo "skipped: $DATA is absent (the WMT21 ru-en data of the shared folder)"
+    echo "skipped: no WMT21 ru-en folder (../shared/data/wmt21-ruen or .gpu/wmt21-ruen)"
     exit 0
 fi
-run "$PYTHON" -c 'import torch, sys; print("torch", torch.__version__, "CUDA", torch.version.cuda,
-      "GPU", torch.cuda.get_device_name(0) if torch.cuda.is_available() else None); sys.exit(not torch.cuda.is_available())'
-for device in cpu cuda; do
-    run timeout "$TIMEOUT" "$PYTHON" "$ROOT/bench/bench_parse_batch.py" --segments "$SEGMENTS" --block "$BLOCK" \
-        --device "$device" --shared-only --dump "$OUT/$device.pkl" | tee "$OUT/$device.txt" || true
-done
-run "$PYTHON" - "$OUT/cpu.pkl" "$OUT/cuda.pkl" <<'EOF'
-import pickle, sys
-import numpy as np
-cpu, gpu = (pickle.load(open(p, "rb")) for p in sys.argv[1:3])
-trees = sum(a[0] == b[0] for a, b in zip(cpu, gpu))
-arcs = sum(a[1:] == b[1:] for a, b in zip(cpu, gpu))
-diff = max((float(np.nanmax(np.abs(np.where(np.isfinite(x := np.frombuffer(a[1], np.float32)),
-                                             x - np.frombuffer(b[1], np.float32), 0))))
-            for a, b in zip(cpu, gpu) if a[0] == b[0] and a[1]), default=0.0)
-print(f"cpu-vs-cuda  segments {len(cpu)}  identical CoNLL-U {trees}/{len(cpu)}  identical arc scores "
-      f"{arcs}/{len(cpu)}  max |arc score difference| (same trees) {diff:.2e}")
-EOF
+if [[ -d $ROOT/.whl ]]; then
+    run "$PYTHON" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+        --target /tmp/site "$ROOT"/.whl/*.whl
+    export PYTHONPATH=/tmp/site:$ROOT
+fi
+export PYTHONUNBUFFERED=1
+run timeout -s INT "${TIMEOUT:-420}" "$PYTHON" -W ignore "$ROOT/bench/bench_parse_gpu.py" --data "$DATA" \
+    --subset "${SUBSET:-100}" --annotator "${ANNOTATOR:-3000}" --workers "${WORKERS:-1,4,8}" --out "$OUT"
 echo "outputs in $OUT" >&2

@@ -13,7 +13,9 @@ import torch
 
 from mteval.annotate import stanza_adapter
 from mteval.annotate.annotator import _cpu_only, identity_of
+from mteval.annotate.chunking import MAX_PARSE_WORDS, MAX_SEGMENT_WORDS
 from mteval.annotate.conllu_cache import cache_key
+from mteval.annotate.parser_float64 import SCHEME
 from mteval.annotate.stanza_adapter import (
     ModelChoice,
     check_device,
@@ -84,15 +86,17 @@ def test_the_cpu_identity_is_unchanged_and_a_gpu_has_its_own(monkeypatch: pytest
     assert model_identity(on_device(choice, "cpu")) == model_identity(on_device(choice, "auto")) == today
     fake_cuda(monkeypatch, "12.4", 1)
     gpu = model_identity(on_device(choice, "cuda"))
-    assert gpu == today + "|device:cuda:NVIDIA H100 #0"
+    gpu_scheme = f"|parse:{SCHEME},chunk={MAX_PARSE_WORDS},max={MAX_SEGMENT_WORDS}|device:cuda:NVIDIA H100 #0"
+    assert gpu == today.replace(f"|parse:{stanza_adapter.PARSE_SCHEME}", gpu_scheme)
     assert cache_key("A text.", "en", gpu, "p") != cache_key("A text.", "en", today, "p")
-    assert identity_of("en", device="cuda") == identity_of("en") + "|device:cuda:NVIDIA H100 #0"
+    assert identity_of("en", device="cuda") == identity_of("en").replace(f"|parse:{stanza_adapter.PARSE_SCHEME}",
+                                                                        gpu_scheme)
 
 
 def test_the_device_travels_with_the_model_choice() -> None:
     """Parse workers rebuild their pipeline from the ModelChoice: the device must be in it."""
-    choice = ModelChoice("embedded", "en", ("tokenize",), Path("."), {}, "cuda:1", "cuda:X")
-    assert (choice.device, choice.device_class) == ("cuda:1", "cuda:X")
+    choice = ModelChoice("embedded", "en", ("tokenize",), Path("."), {}, "cuda:1", "cuda:X", True)
+    assert (choice.device, choice.device_class, choice.float64_parser) == ("cuda:1", "cuda:X", True)
 
 
 def test_other_backends_say_they_parse_on_the_cpu(caplog: pytest.LogCaptureFixture) -> None:

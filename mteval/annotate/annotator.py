@@ -216,17 +216,18 @@ class Annotator:
                                lambda texts: remote.parse(spec, texts), shown)
             return
         workers = self._workers_for(len(todo))
+        size = self.batch_size if self._on_gpu() else PROGRESS_STEP  # a GPU wants whole shards
         if workers > 1 and len(todo) > 1:
             from mteval.annotate.workers import parse_parallel  # noqa: PLC0415
 
             self._parse_pieces(shards, workers, lambda texts: parse_parallel(self.choice, texts,
                                                                              min(workers, len(texts))), shown,
-                               most=PROGRESS_STEP)
+                               most=size)
             return
-        for shard in shards:  # the bar moves every PROGRESS_STEP texts; the shard is committed whole
+        for shard in shards:  # the bar moves every `size` texts; the shard is committed whole
             parsed: list[tuple[Sentence, ArcScores | None]] = []
-            for start in range(0, len(shard), PROGRESS_STEP):
-                step = shard[start: start + PROGRESS_STEP]
+            for start in range(0, len(shard), size):
+                step = shard[start: start + size]
                 nonempty = [t for _, t in step if t]
                 parsed += self._get_parser().parse(nonempty) if nonempty else []
                 shown.update(len(step))
@@ -254,10 +255,15 @@ class Annotator:
 
     def _workers_for(self, n_texts: int) -> int:
         """The configured workers, or (None) one per core up to AUTO_WORKERS for large jobs; the
-        parses are the same either way (each segment is parsed alone, with one torch thread)."""
+        parses are the same either way (on a CPU each segment is parsed alone with one torch thread;
+        on a GPU, where each worker drives the GPU, batches do not change a result: parser_float64)."""
         if self.workers is not None:
             return self.workers
         return min(os.cpu_count() or 1, AUTO_WORKERS) if n_texts >= AUTO_PARALLEL_MIN else 1
+
+    def _on_gpu(self) -> bool:
+        """Whether Stanza parses on a GPU here."""
+        return isinstance(self.choice, ModelChoice) and self.choice.device != "cpu"
 
     def _clean(self, texts: Sequence[str]) -> list[str]:
         """Prepare distinct texts; warn (once per call) about what was changed."""

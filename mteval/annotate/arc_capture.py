@@ -53,6 +53,7 @@ class ArcRecorder:
     def __init__(self, model: Any, labels: tuple[str, ...]) -> None:
         self.labels = labels
         self.scores: dict[tuple[str, ...], ArcScores] = {}
+        self.plus_zero = False  # store -0.0 as +0.0 (parser_float64: bytes equal across devices)
         self._texts: list[Sequence[str]] = []
         self._install(model)
 
@@ -77,8 +78,10 @@ class ArcRecorder:
         """Store the scores of every sentence of the batch under its word forms."""
         for i, length in enumerate(sentlens):
             words = tuple(self._texts[i][: length - 1])
-            self.scores[words] = arc_scores_from_preds(
-                preds[0][i][:length, :length], preds[2][i][:length, :length, :], self.labels)
+            heads, labels = preds[0][i][:length, :length], preds[2][i][:length, :length, :]
+            if self.plus_zero:  # x + 0.0 is +0.0 for x = -0.0 and x otherwise
+                heads, labels = heads + 0.0, labels + 0.0
+            self.scores[words] = arc_scores_from_preds(heads, labels, self.labels)
 
     def get(self, words: Sequence[str]) -> ArcScores | None:
         """The recorded scores of the sentence with these word forms (None if never parsed).

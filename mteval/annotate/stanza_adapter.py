@@ -30,11 +30,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from mteval.annotate import fast_decode
 from mteval.annotate.arc_capture import ArcRecorder
 from mteval.annotate.chunking import MAX_PARSE_WORDS, MAX_SEGMENT_WORDS, bound
 from mteval.annotate.convert import join_arc_scores, to_sentence
 from mteval.annotate.entity_tagger import EntityTagger
 from mteval.annotate.model import ArcScores, Sentence
+from mteval.annotate.parser_float64 import PARSER_BATCH_WORDS, SCHEME, parse_halving, use_float64
 from mteval.errors import ConfigError, quote
 from mteval.files import content_digest
 
@@ -61,10 +63,14 @@ TOKENIZE_STAGE = ("tokenize", "mwt")
 # Batched tokenizing and tagging (issue 32): up to TAG_BATCH segments go through one tokenizer call
 # (as paragraphs), and up to TAG_BATCH one-sentence segments, sorted by length, through one call of
 # the taggers (pos, lemma, a Stanza ner): their outputs are discrete labels. The parser keeps one
-# sentence per batch (depparse_batch_size 1): its float scores change with the batch's shape even
-# for two copies of one sentence (measured: 40 of 40 arc-score arrays differ), so it is never
-# batched. Measured byte-identical CoNLL-U and arc scores: docs/annotation.md.
+# sentence per batch (depparse_batch_size 1): its float32 scores change with the batch's shape even
+# for two copies of one sentence (measured: 40 of 40 arc-score arrays differ), so on a CPU it is
+# never batched. Measured byte-identical CoNLL-U and arc scores: docs/annotation.md.
 TAG_BATCH = 128
+# On a GPU (ModelChoice.float64_parser) every model runs in float64 and the parser is batched too,
+# its padding masked (parser_float64.py, PARSER_BATCH_WORDS words a batch), and up to GPU_TAG_BATCH
+# segments share a call: one sentence per launch wasted the GPU. Its own identity (parse_scheme).
+GPU_TAG_BATCH = 1024
 WORDS_CUT = "words_cut"  # CoNLL-U comment: syntactic words dropped after MAX_SEGMENT_WORDS
 
 
@@ -79,6 +85,7 @@ class ModelChoice:
     paths: Mapping[str, str] = field(default_factory=dict)  # processor -> model file
     device: str = "cpu"  # torch device the models run on: cpu or cuda:N (see resolve_device)
     device_class: str = "cpu"  # cpu, or cuda:<GPU name>: part of the identity on a GPU
+    float64_parser: bool = False  # batched float64 parser (parser_float64.py): set on a GPU
 
 
 def stanza_resources_dir() -> Path:
@@ -176,7 +183,19 @@ def model_identity(choice: ModelChoice) -> str:
     # same trees, issue 32), so a GPU run names its device class; CPU identities are unchanged
     device = "" if choice.device_class == "cpu" else f"|device:{choice.device_class}"
     return f"stanza{stanza_version()}:{choice.source}|lang:{choice.language}|proc:{','.join(choice.processors)}|" \
-        + ",".join(files) + f"|parse:{PARSE_SCHEME}" + device
+        + ",".join(files) + f"|parse:{parse_scheme(choice)}" + device
+
+
+def batches_parser(choice: ModelChoice) -> bool:
+    """Whether the parser takes batches (float64, padding masked: parser_float64.py)."""
+    return choice.float64_parser
+
+
+def parse_scheme(choice: ModelChoice) -> str:
+    """The parse scheme in the identity: :data:`PARSE_SCHEME` on a CPU, the float64 one on a GPU."""
+    if batches_parser(choice):
+        return f"{SCHEME},chunk={MAX_PARSE_WORDS},max={MAX_SEGMENT_WORDS}"
+    return PARSE_SCHEME
 
 
 DEVICE_CHOICES = "auto, cpu, cuda or cuda:N"
@@ -225,7 +244,7 @@ def _say_gpu(index: int, name: str) -> None:
 def on_device(choice: ModelChoice, requested: str | None) -> ModelChoice:
     """``choice`` with the requested device resolved (see :func:`resolve_device`)."""
     device, device_class = resolve_device(requested)
-    return replace(choice, device=device, device_class=device_class)
+    return replace(choice, device=device, device_class=device_class, float64_parser=device != "cpu")
 
 
 def _load_pipeline(choice: ModelChoice) -> Any:
@@ -234,8 +253,8 @@ def _load_pipeline(choice: ModelChoice) -> Any:
 
     processors = stanza_processors(choice)
     kwargs: dict[str, Any] = {f"{p}_model_path": path for p, path in choice.paths.items() if p in processors}
-    if "depparse" in processors:
-        kwargs["depparse_batch_size"] = 1  # each sentence alone: no padding (see PARSE_SCHEME)
+    if "depparse" in processors:  # on a CPU each sentence alone: no padding (see PARSE_SCHEME)
+        kwargs["depparse_batch_size"] = PARSER_BATCH_WORDS if batches_parser(choice) else 1
     # allow_unknown_language: the embedded resources.json is empty (harmless for official models);
     # logging ERROR: otherwise Stanza warns "unsupported language" for that empty resources.json
     return stanza.Pipeline(lang=choice.language, processors=",".join(processors),
@@ -274,10 +293,16 @@ class StanzaParser:
 
     def __init__(self, choice: ModelChoice, batch: int | None = None) -> None:
         self.choice = choice
-        self.batch = TAG_BATCH if batch is None else max(1, batch)
+        default = GPU_TAG_BATCH if batches_parser(choice) else TAG_BATCH
+        self.batch = default if batch is None else max(1, batch)
         set_threads(PARSE_THREADS)
         self.pipeline = _load_pipeline(choice)
+        fast_decode.install()  # the same trees, decoded faster
         self.recorder = _recorder(self.pipeline)
+        if batches_parser(choice):
+            use_float64(self.pipeline)
+            if self.recorder is not None:
+                self.recorder.plus_zero = True
         self.entity_tagger = EntityTagger.load(Path(choice.paths["ner"])) if uses_entity_tagger(choice) else None
         loaded = [p for p in stanza_processors(choice) if p in self.pipeline.processors]
         self._first = [p for p in loaded if p in TOKENIZE_STAGE]
@@ -286,8 +311,21 @@ class StanzaParser:
     def parse(self, texts: Sequence[str]) -> list[tuple[Sentence, ArcScores | None]]:
         """Parse non-empty, whitespace-flattened texts; one (sentence, arc scores) per text.
 
-        Each text's result is the same whatever else is in ``texts`` (see ``PARSE_SCHEME`` and
-        :data:`TAG_BATCH`)."""
+        Each text's result is the same whatever else is in ``texts`` (see ``PARSE_SCHEME``,
+        :data:`TAG_BATCH` and ``parser_float64``); on a GPU that runs out of memory, in halves."""
+        if batches_parser(self.choice):
+            return parse_halving(self._parse, texts, self._shrink, self.choice.device)
+        return self._parse(texts)
+
+    def _shrink(self) -> None:
+        """After a GPU out-of-memory: forget partial records, halve the parser's words a batch."""
+        if self.recorder is not None:
+            self.recorder.clear()
+        config = self.pipeline.processors["depparse"].config
+        config["batch_size"] = max(100, config["batch_size"] // 2)
+
+    def _parse(self, texts: Sequence[str]) -> list[tuple[Sentence, ArcScores | None]]:
+        """:meth:`parse` without the out-of-memory retries."""
         if self.batch < 2 or len(texts) < 2 or not self._rest or self.recorder is None:
             return [self.parse_one(t) for t in texts]
         out: dict[int, tuple[Sentence, ArcScores | None]] = {}

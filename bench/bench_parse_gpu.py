@@ -1,0 +1,222 @@
+"""Benchmark and identity check of GPU parsing (issue 32), for a session lent a GPU.
+
+One process, on the distinct cleaned segments of WMT21 ru-en (references and systems; 9,620):
+
+* ``gpu float64 batched``: the GPU scheme (``mteval/annotate/parser_float64.py``), in the
+  annotator's calls of 500 segments; model load and a 64-segment warm-up timed apart; then the same
+  segments in a shuffled order and other call sizes (does a segment's result depend on its companions?);
+* ``gpu OOM``: the 512 longest with the GPU's memory capped (the parser must retry in halves, same bytes);
+* ``gpu float64 alone``: the first ``--subset`` segments, one per call, the parser one sentence a batch;
+* ``gpu float32 today``: the same subset the way a GPU parsed before this scheme (float32, parser batch 1);
+* ``annotator``: ``--annotator N`` segments through the annotator with each of ``--workers`` processes;
+* ``cpu float64 batched`` / ``cpu float32 today``: the subset on this machine's CPU, one torch thread.
+
+Prints one table (sentences/s, identical segments against the GPU scheme's first pass) and pickles the
+subset's fingerprints (``--out``), so that another machine's CPU can be compared with them.
+
+    python bench/bench_parse_gpu.py --data ../shared/data/wmt21-ruen [--subset 100] [--annotator 3000]
+        [--workers 1,4,8] [--out DIR] [--device cpu: try the script without a GPU]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pickle
+import random
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
+
+from bench_parse_batch import Fingerprint, fingerprint  # noqa: E402
+from common import table  # noqa: E402
+
+from mteval.annotate.stanza_adapter import (  # noqa: E402
+    ModelChoice,
+    StanzaParser,
+    available_processors,
+    model_identity,
+    on_device,
+    resolve_models,
+)
+from mteval.annotate.textprep import MAX_WORDS, prepare_text  # noqa: E402
+
+CALL = 500  # segments per parse call, as the annotator's cache shards
+
+
+def segments(data: Path) -> list[str]:
+    """The distinct, cleaned, non-empty segments of the references and systems under ``data``."""
+    files = [*sorted((data / "refs").glob("*.en")), *sorted((data / "sys").glob("*.en"))]
+    raw = [line for f in files for line in f.read_text(encoding="utf-8").splitlines()]
+    return list(dict.fromkeys(t for t in (prepare_text(x, MAX_WORDS).text for x in raw) if t))
+
+
+def parse_all(parser: StanzaParser, texts: Sequence[str], call: int) -> tuple[float, list[Fingerprint]]:
+    """Parse in calls of ``call`` segments; the seconds (GPU synchronised) and the fingerprints."""
+    import torch
+
+    start = time.perf_counter()
+    out: list[Fingerprint] = []
+    for first in range(0, len(texts), call):
+        out += [fingerprint(p) for p in parser.parse(texts[first: first + call])]
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+    return time.perf_counter() - start, out
+
+
+def loaded(choice: ModelChoice, batch: int | None = None) -> tuple[float, StanzaParser]:
+    start = time.perf_counter()
+    parser = StanzaParser(choice, batch)
+    return time.perf_counter() - start, parser
+
+
+def same(a: Sequence[Fingerprint], b: Sequence[Fingerprint]) -> str:
+    """``identical all bytes / identical CoNLL-U / n``."""
+    pairs = list(zip(a, b, strict=True))
+    return f"{sum(x == y for x, y in pairs)} / {sum(x[0] == y[0] for x, y in pairs)} / {len(a)}"
+
+
+def run_gpu(texts: list[str], subset: int, rows: list[list[str]], kept: dict[str, list[Fingerprint]],
+            device: str = "cuda") -> None:
+    """The GPU rows: the scheme over every segment (twice, shuffled), alone, and today's float32
+    (``device`` cpu: the same rows on the CPU, to try the script)."""
+    base = resolve_models("en", available_processors("en"))
+    gpu = replace(on_device(base, device), float64_parser=True)
+    print("identity:", model_identity(gpu), flush=True)
+    load, parser = loaded(gpu)
+    warm, _ = parse_all(parser, texts[:64], 64)
+    seconds, first = parse_all(parser, texts, CALL)
+    kept["gpu64"] = first[:subset]
+    rows.append(["gpu float64 batched", str(len(texts)), f"{load:.1f} (+{warm:.1f} warm-up)",
+                 f"{len(texts) / seconds:.0f}", "reference"])
+    print(rows[-1], flush=True)
+    order = list(range(len(texts)))
+    random.Random(7).shuffle(order)
+    for call, batch in ((256, 128),):
+        seconds, again = parse_all(replace_batch(parser, batch), [texts[i] for i in order], call)
+        back = _unshuffle(again, order)
+        rows.append([f"gpu float64 shuffled, calls {call}, tag batch {batch}", str(len(texts)), "",
+                     f"{len(texts) / seconds:.0f}", same(first, back)])
+    if device != "cpu":
+        run_oom(parser, texts, first, rows)
+    replace_batch(parser, 1).pipeline.processors["depparse"].config["batch_size"] = 1
+    seconds, alone = parse_all(parser, texts[:subset], 1)
+    rows.append(["gpu float64 alone (one per call)", str(subset), "", f"{subset / seconds:.1f}",
+                 same(first[:subset], alone)])
+    del parser
+    load, today = loaded(replace(gpu, float64_parser=False))
+    seconds, old = parse_all(today, texts[:subset], 64)
+    kept["gpu32"] = old
+    rows.append(["gpu float32 today (parser batch 1)", str(subset), f"{load:.1f}", f"{subset / seconds:.1f}",
+                 same(first[:subset], old)])
+
+
+def run_oom(parser: StanzaParser, texts: list[str], reference: list[Fingerprint], rows: list[list[str]]) -> None:
+    """The 512 longest segments with the GPU's memory capped 64 MB above the models: the parser
+    runs out of memory and parses in halves; are the results those of the first pass?"""
+    import torch
+
+    longest = sorted(range(len(texts)), key=lambda i: -len(texts[i]))[:512]
+    torch.cuda.empty_cache()
+    cap = torch.cuda.memory_allocated() + (64 << 20)
+    torch.cuda.set_per_process_memory_fraction(cap / torch.cuda.get_device_properties(0).total_memory)
+    try:
+        seconds, out = parse_all(parser, [texts[i] for i in longest], 512)
+        result = same([reference[i] for i in longest], out)
+    except Exception as exc:  # the row says what happened
+        seconds, result = float("nan"), f"{type(exc).__name__}: {str(exc)[:120]}"
+    finally:
+        torch.cuda.set_per_process_memory_fraction(1.0)
+    words = parser.pipeline.processors["depparse"].config["batch_size"]
+    rows.append([f"gpu OOM: memory capped at models + 64 MB, longest 512 (parser batch now {words} words)",
+                 "512", "", f"{512 / seconds:.0f}", result])
+
+
+def replace_batch(parser: StanzaParser, batch: int) -> StanzaParser:
+    parser.batch = batch
+    return parser
+
+
+def _unshuffle(parsed: list[Fingerprint], order: list[int]) -> list[Fingerprint]:
+    back: list[Fingerprint | None] = [None] * len(order)
+    for position, index in enumerate(order):
+        back[index] = parsed[position]
+    return [b for b in back if b is not None]
+
+
+def run_cpu(texts: list[str], subset: int, rows: list[list[str]], kept: dict[str, list[Fingerprint]]) -> None:
+    """The CPU rows on the subset: the float64 scheme and today's float32 per-sentence parser."""
+    base = resolve_models("en", available_processors("en"))
+    for name, choice in (("cpu64", replace(base, float64_parser=True)), ("cpu32", base)):
+        load, parser = loaded(choice)
+        seconds, parsed = parse_all(parser, texts[:subset], 64)
+        kept[name] = parsed
+        against = kept.get("gpu64")
+        rows.append([f"cpu {'float64 batched' if name == 'cpu64' else 'float32 today'} (1 thread)", str(subset),
+                     f"{load:.1f}", f"{subset / seconds:.1f}", same(against, parsed) if against else "-"])
+
+
+def run_annotator(texts: list[str], device: str, workers: list[int], rows: list[list[str]], folder: Path) -> None:
+    """The annotator (its cache written) on ``device`` with each number of worker processes (on a
+    GPU each drives it: the CPU-side work, two thirds of the time, then runs side by side); are the
+    caches' shards byte-identical to the first's?"""
+    from mteval.annotate.annotator import Annotator
+
+    digests = []
+    for count in workers:
+        cache = folder / f"cache-{count}"
+        start = time.perf_counter()
+        Annotator(cache, device=device, workers=count).annotate_with_scores(texts)
+        seconds = time.perf_counter() - start
+        digests.append(sorted((f.name.rsplit("-", 1)[1], f.read_bytes())  # without the writer's pid
+                              for f in cache.rglob("*") if f.suffix in (".keys", ".conllu", ".npz")))
+        rows.append([f"annotator {device}, {count} worker(s) (cache written, load included)",
+                     str(len(texts)), "", f"{len(texts) / seconds:.0f}",
+                     f"shards identical to the first's: {digests[0] == digests[-1]} ({len(digests[-1])} files)"])
+        print(rows[-1], flush=True)
+
+
+def main() -> None:
+    args = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    args.add_argument("--data", type=Path, required=True, help="the WMT21 ru-en folder (refs/, sys/)")
+    args.add_argument("--subset", type=int, default=100, help="segments of the alone/CPU rows (default 100)")
+    args.add_argument("--limit", type=int, default=0, help="only the first N segments (default all)")
+    args.add_argument("--cpu-only", action="store_true", help="skip the GPU rows")
+    args.add_argument("--device", default="cuda", help="device of the GPU rows (cpu: try the script)")
+    args.add_argument("--out", type=Path, help="pickle the subset's fingerprints here")
+    args.add_argument("--annotator", type=int, default=0, help="also run the annotator on N segments")
+    args.add_argument("--workers", default="1,4", help="the annotator's worker counts (default 1,4)")
+    opts = args.parse_args()
+    texts = segments(opts.data)
+    texts = texts[: opts.limit] if opts.limit else texts
+    import torch
+
+    print("torch", torch.__version__, "CUDA", torch.version.cuda,
+          "GPU", torch.cuda.get_device_name(0) if torch.cuda.is_available() else None, f"{os.cpu_count()} cores",
+          flush=True)
+    rows = [["run", "segments", "model load s", "sent/s", "identical bytes / CoNLL-U / n (vs first row)"]]
+    kept: dict[str, list[Fingerprint]] = {}
+    try:
+        if not opts.cpu_only:
+            run_gpu(texts, opts.subset, rows, kept, opts.device)
+        if opts.annotator:
+            import tempfile
+
+            with tempfile.TemporaryDirectory() as folder:
+                run_annotator(texts[: opts.annotator], opts.device, [int(w) for w in opts.workers.split(",")],
+                              rows, Path(folder))
+        run_cpu(texts, opts.subset, rows, kept)
+    finally:
+        print(table(rows), flush=True)
+        if opts.out:
+            opts.out.mkdir(parents=True, exist_ok=True)
+            (opts.out / "fingerprints.pkl").write_bytes(pickle.dumps({"texts": texts[: opts.subset], **kept}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""Batched parsing whose stored results do not depend on the batch: the GPU's scheme (issue 32).
+
+Stanza's graph parser (Dozat & Manning 2017, eqs. 9-11) in eval mode takes a batch of sentences
+padded to the longest one and normalises each dependent's head scores with a log-softmax over every
+position of the padded row, the padding included: a sentence's head log-probabilities then depend
+on its companions (by up to 0.45, ``stanza_adapter.PARSE_SCHEME``). Three changes make a batch's
+result a function of each sentence alone, up to float rounding:
+
+1. **Masking.** Head positions past a sentence's own length get ``-inf`` before the log-softmax,
+   so its normalisation runs over its own words only, as when it is parsed alone. The LSTMs take
+   packed sequences and the biaffine scorers work pair by pair, so nothing else sees the padding.
+2. **float64, every model.** What is left is rounding: a matrix product's sums are split and
+   ordered by the kernel that the batch's shape selects, on a CPU and on a GPU alike (and a GPU's
+   cuDNN may use TF32 for float32). Every model (tokenizer, MWT, POS, lemmatizer, parser) computes
+   in float64, rounding ~1e-16 a step. Labels (tokens, tags, lemmas, trees) are argmaxes: they move
+   only when two candidates tie within that noise. The scores are stored as float32 (arcs) and
+   float16 (label log-probabilities): two float64 results of one score round to the same stored
+   value unless the score lies within their difference of a rounding boundary. This is a bound,
+   not a proof: with differences ~1e-15 and float32 steps of ~6e-8 (relative), a stored score
+   differs with probability ~1e-8.
+3. **Signed zeros.** A log-probability of exactly 0 is stored as +0.0 (a GPU and a CPU may give
+   -0.0 and +0.0).
+
+Measured (docs/annotation.md, "Device and batched tagging"): on an H200, the 9,620 WMT21 ru-en
+segments parsed in two orders and call sizes gave identical bytes for 9,619 with float32 taggers
+(one tag flipped), hence float64 taggers; 300 segments parsed on that GPU and on a 2-core CPU gave
+identical trees and arc scores (300/300), the label log-probabilities differing in signed zeros only.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from mteval.errors import ConfigError
+
+LOG = logging.getLogger(__name__)
+
+PARSER_BATCH_WORDS = 5000  # words per parser batch (Stanza's depparse_batch_size) in this scheme
+SCHEME = "float64-batched"  # the parse scheme's name in the model identity
+
+
+def sentence_lengths(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The ``sentlens`` argument of the parser's ``forward_scores`` (root included)."""
+    return kwargs["sentlens"] if "sentlens" in kwargs else args[12]
+
+
+def use_float64(pipeline: Any) -> None:
+    """Turn every model of a loaded Stanza pipeline to float64, the graph parser's padding masked."""
+    for name, processor in pipeline.processors.items():
+        model = getattr(getattr(processor, "trainer", None), "model", None)
+        if model is None:
+            continue
+        model.double()
+        if hasattr(model, "zero_state"):  # the seq2seq lemmatizer makes float32 initial states
+            _double_states(model)
+        if name == "depparse":
+            _mask_padding(model)
+
+
+def _double_states(model: Any) -> None:
+    states: Callable[..., Any] = model.zero_state
+    model.zero_state = lambda inputs: tuple(t.double() for t in states(inputs))
+
+
+def _mask_padding(model: Any) -> None:
+    """Wrap the graph parser's ``forward_scores``: head positions past each sentence get -inf."""
+    import torch  # noqa: PLC0415 - only when parsing
+
+    scores: Callable[..., Any] = model.forward_scores
+
+    def masked(*args: Any, **kwargs: Any) -> Any:
+        unlabeled, *rest = scores(*args, **kwargs)
+        lengths = torch.as_tensor(sentence_lengths(args, kwargs), device=unlabeled.device)
+        width = unlabeled.shape[-1]
+        padding = torch.arange(width, device=unlabeled.device)[None, :] >= lengths[:, None]
+        return (unlabeled.masked_fill(padding[:, None, :], float("-inf")), *rest)
+
+    model.forward_scores = masked
+
+
+def parse_halving(parse: Callable[[Sequence[str]], list[Any]], texts: Sequence[str],
+                  reset: Callable[[], None], device: str) -> list[Any]:
+    """``parse(texts)``; on a GPU out-of-memory, ``reset()`` (which shrinks the parser's batches)
+    and the two halves one after the other, down to one segment, which is then one line
+    (ConfigError). Each result is the same whatever the batch (module docstring), so retrying
+    smaller changes no number; the annotator commits nothing of a call that failed."""
+    import torch  # noqa: PLC0415 - only when parsing
+
+    try:
+        return parse(texts)
+    except RuntimeError as exc:  # Stanza's parser re-raises an out-of-memory as a RuntimeError
+        if not any(isinstance(e, torch.cuda.OutOfMemoryError) for e in (exc, exc.__cause__)):
+            raise
+        torch.cuda.empty_cache()
+        reset()
+        if len(texts) < 2:
+            raise ConfigError(f"annotation.device {device}: out of GPU memory parsing one segment "
+                              f"({len(texts[0])} characters) alone; free the GPU or use device: cpu") from None
+        _say_halving(device)
+        half = len(texts) // 2
+        return parse_halving(parse, texts[:half], reset, device) + parse_halving(parse, texts[half:], reset, device)
+
+
+_SAID: set[str] = set()
+
+
+def _say_halving(device: str) -> None:
+    """One log line per device and process: the GPU ran out of memory, batches are halved."""
+    if device not in _SAID:
+        _SAID.add(device)
+        LOG.warning("annotation.device %s: out of GPU memory; parsing in smaller batches (same results)", device)

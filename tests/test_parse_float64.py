@@ -1,0 +1,153 @@
+"""The GPU's parse scheme (issue 32, ``mteval/annotate/parser_float64.py``): every model in float64,
+the parser batched with its padding masked. A segment's bytes must not depend on its companions, the
+call size or the number of workers; a GPU out of memory retries in halves, then says so in one line.
+
+The scheme runs here on the CPU (``float64_parser=True``): the same code a GPU runs, with the CPU's
+kernels. The GPU's own figures come from ``bench/bench_parse_gpu.py`` (docs/annotation.md)."""
+
+from __future__ import annotations
+
+import logging
+import random
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from test_parse_batching import cache_digest, fingerprint, texts
+
+from mteval.annotate import annotator as annotator_module
+from mteval.annotate import parser_float64
+from mteval.annotate.annotator import Annotator
+from mteval.annotate.arc_capture import ArcRecorder
+from mteval.annotate.stanza_adapter import (
+    GPU_TAG_BATCH,
+    ModelChoice,
+    StanzaParser,
+    available_processors,
+    model_identity,
+    on_device,
+    resolve_models,
+)
+from mteval.errors import ConfigError
+
+pytestmark = pytest.mark.models
+
+
+def float64_choice() -> ModelChoice:
+    return replace(resolve_models("en", available_processors("en")), float64_parser=True)
+
+
+def in_order(parser: StanzaParser, segments: list[str], order: list[int], call: int) -> list[tuple]:
+    """Parse ``segments`` in ``order``, ``call`` at a time; the fingerprints back in segment order."""
+    back: dict[int, tuple] = {}
+    for start in range(0, len(order), call):
+        part = order[start: start + call]
+        back.update(zip(part, map(fingerprint, parser.parse([segments[i] for i in part])), strict=True))
+    return [back[i] for i in range(len(segments))]
+
+
+@pytest.mark.slow  # ~8 s (the over-long segment parsed alone): in make test-all
+def test_a_segments_bytes_do_not_depend_on_its_batch() -> None:
+    segments = texts()[:16] + texts()[-7:]  # real ones, and the over-long, normalised, two-sentence ones
+    parser = StanzaParser(float64_choice())
+    assert parser.batch == GPU_TAG_BATCH and parser.pipeline.processors["depparse"].config["batch_size"] > 1
+    batched = in_order(parser, segments, list(range(len(segments))), len(segments))
+    shuffled = list(range(len(segments)))
+    random.Random(5).shuffle(shuffled)
+    parser.batch = 8
+    assert in_order(parser, segments, shuffled, 13) == batched
+    parser.batch = 1
+    parser.pipeline.processors["depparse"].config["batch_size"] = 1  # each sentence alone
+    assert in_order(parser, segments, list(range(len(segments))), 1) == batched
+    assert all(f[1] for f in batched[:16])  # arc scores were recorded
+
+
+def test_every_model_computes_in_float64() -> None:
+    parser = StanzaParser(float64_choice())
+    models = [p.trainer.model for p in parser.pipeline.processors.values() if hasattr(p, "trainer")]
+    assert len(models) == 5 and all(next(m.parameters()).dtype == torch.float64 for m in models)
+
+
+def test_the_cpu_keeps_its_scheme() -> None:
+    choice = on_device(resolve_models("en", available_processors("en")), "cpu")
+    assert not choice.float64_parser and "float64" not in model_identity(choice)
+    parser = StanzaParser(choice)
+    assert parser.pipeline.processors["depparse"].config["batch_size"] == 1
+    assert next(parser.pipeline.processors["pos"].trainer.model.parameters()).dtype == torch.float32
+
+
+def test_signed_zeros_are_stored_as_plus_zero() -> None:
+    class Model:
+        predict = decode_graph_predictions = staticmethod(lambda *a, **k: None)
+
+    recorder = ArcRecorder(Model(), ("root", "nsubj"))
+    recorder.plus_zero = True
+    heads = np.array([[[-np.inf, -0.0], [-0.0, -np.inf]]])  # a batch of one sentence of one word
+    labels = np.full((1, 2, 2, 2), -0.0)
+    recorder._texts = [["word"]]
+    recorder._record([heads, np.zeros(1), labels], [2])
+    scores = recorder.scores[("word",)]
+    assert not np.signbit(scores.label_logp).any() and not np.signbit(scores.arcs[np.isfinite(scores.arcs)]).any()
+
+
+def oom(message: str = "CUDA out of memory. Tried to allocate 2.00 GiB") -> RuntimeError:
+    return torch.cuda.OutOfMemoryError(message)
+
+
+def test_out_of_memory_parses_in_halves(caplog: pytest.LogCaptureFixture) -> None:
+    calls: list[list[str]] = []
+    resets: list[int] = []
+
+    def parse(part: list[str]) -> list[str]:
+        calls.append(list(part))
+        if len(part) > 2:  # Stanza's parser re-raises an out-of-memory as a RuntimeError
+            raise RuntimeError("CUDA out of memory ... depparse_batch_size=400.") from oom()
+        return [t.upper() for t in part]
+
+    parser_float64._SAID.clear()
+    with caplog.at_level(logging.WARNING):
+        got = parser_float64.parse_halving(parse, list("abcdefg"), lambda: resets.append(1), "cuda:0")
+    assert got == list("ABCDEFG") and ["".join(c) for c in calls] == ["abcdefg", "abc", "a", "bc", "defg", "de", "fg"]
+    assert caplog.messages == ["annotation.device cuda:0: out of GPU memory; parsing in smaller batches "
+                               "(same results)"] and resets
+
+
+def test_out_of_memory_on_one_segment_is_one_line() -> None:
+    def parse(part: list[str]) -> list[str]:
+        raise oom()
+
+    with pytest.raises(ConfigError, match=r"^annotation.device cuda:1: out of GPU memory parsing one segment "
+                                          r"\(5 characters\) alone; free the GPU or use device: cpu$"):
+        parser_float64.parse_halving(parse, ["hello"], lambda: None, "cuda:1")
+
+
+def test_other_errors_pass_through() -> None:
+    def parse(part: list[str]) -> list[str]:
+        raise RuntimeError("shape mismatch")
+
+    with pytest.raises(RuntimeError, match="shape mismatch"):
+        parser_float64.parse_halving(parse, ["a", "b"], lambda: None, "cuda:0")
+
+
+def test_the_parser_shrinks_its_batches_after_an_out_of_memory() -> None:
+    parser = StanzaParser(float64_choice())
+    config = parser.pipeline.processors["depparse"].config
+    before = config["batch_size"]
+    parser._shrink()
+    assert config["batch_size"] == before // 2
+
+
+@pytest.mark.slow  # ~10 s: two annotators, one of them with two spawned workers
+def test_one_and_two_workers_write_the_same_float64_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a GPU box does with ``workers: 2`` (each worker drives the GPU), with the CPU's kernels."""
+    monkeypatch.setattr(annotator_module, "on_device",
+                        lambda choice, device: replace(choice, float64_parser=True))
+    segments = texts()[:80]
+    for workers in (1, 2):
+        ann = Annotator(tmp_path / f"j{workers}", workers=workers, batch_size=32)
+        assert "float64-batched" in ann.identity()
+        ann.arc_scores(segments)
+    one, two = cache_digest(tmp_path / "j1"), cache_digest(tmp_path / "j2")
+    assert len([k for k in one if k.endswith(".keys")]) == 3 and one == two
