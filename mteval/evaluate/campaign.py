@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mteval.errors import ConfigError
 from mteval.experiment.loading import load
 from mteval.experiment.spec import Experiment, computable
 from mteval.experiment.texts import LoadedTexts, load_texts
@@ -144,7 +143,7 @@ class Campaign:
         except StaleFile as stale:
             raise verifier_of(self.cache).summary(stale, sel_files(sel)) from None
         return Score(metric, float(found.scores.system), [float(v) for v in found.scores.segments],
-                     f"nrefs:{len(sel.references)}|{found.signature}", _higher_is_better(sel.metrics[0]))
+                     f"nrefs:{len(sel.references)}|{found.signature}", registry.higher_is_better(sel.metrics[0]))
 
     def correlations(self, assessments: str | os.PathLike, level: str = "sys", *, metrics: Names = None,
                      systems: Names = None, references: Names = None, segments: str | Sequence[int] | None = None,
@@ -187,16 +186,6 @@ class Campaign:
         except StaleFile as stale:
             raise verifier_of(self.cache).summary(stale, sel_files(sel)) from None
         return [{k: v for k, v in r.items() if not k.startswith("_")} for r in records]
-
-
-def _higher_is_better(metric: str) -> bool:
-    """A metric's direction, as iqeval's (:func:`mteval.metrics.registry.higher_is_better`), from
-    its own family only (that one loads every family); a user's own metric counts as a similarity."""
-    try:
-        family = registry.create(registry.family_of(metric))
-    except ConfigError:
-        return True
-    return family.info(registry.canonical(metric)).higher_is_better
 
 
 def _joined(value: Names) -> str | None:

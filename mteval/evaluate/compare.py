@@ -159,7 +159,7 @@ class MetricComparison:
 def _family(metric: str, experiment: Experiment) -> MetricFamily | None:
     """The registered family scoring ``metric`` (None for a user's own metric)."""
     try:
-        return registry.create(registry.family_of(metric), experiment.case_sensitive)
+        return registry.create(registry.family_of(metric), experiment.case_sensitive, experiment.language)
     except ConfigError:
         return None
 

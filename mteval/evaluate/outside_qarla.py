@@ -101,9 +101,10 @@ class SubsetTexts:
     reference set prepared once per selection and each target scored once per family."""
 
     def __init__(self, texts: LoadedTexts, case_sensitive: bool | None = None,
-                 generated: Path | None = None) -> None:
+                 generated: Path | None = None, language: str = "en") -> None:
         self.texts = texts
         self.case_sensitive = case_sensitive  # the experiment's, as iqsetup creates the families
+        self.language = language  # likewise
         self.generated = generated
         self._families: dict[str, StatsFamily] = {}
         self._prepared: dict[tuple[str, tuple[str, ...], bytes], Any] = {}
@@ -112,7 +113,7 @@ class SubsetTexts:
 
     @classmethod
     def of(cls, experiment: Experiment, texts: LoadedTexts) -> SubsetTexts:
-        return cls(texts, experiment.case_sensitive, Path(experiment.cache) / ".hybrid")
+        return cls(texts, experiment.case_sensitive, Path(experiment.cache) / ".hybrid", experiment.language)
 
     def statistics(self, family_name: str, target: str, references: tuple[str, ...], rows: np.ndarray) -> np.ndarray:
         """One statistics row per selected segment (``rows``, 0-based), computed on those lines alone."""
@@ -128,7 +129,7 @@ class SubsetTexts:
 
     def _family(self, name: str) -> StatsFamily:
         if name not in self._families:
-            family = registry.create(name, self.case_sensitive)
+            family = registry.create(name, self.case_sensitive, self.language)
             if not isinstance(family, StatsFamily) or family.needs_annotation:
                 raise ValueError(f"{name}: cannot recompute statistics from texts")
             self._families[name] = family

@@ -100,6 +100,9 @@ class MetricFamily(ABC):
     # the family's parameters, taken by the variants in ``parametric`` (None: by every variant).
     parameters: ClassVar[dict[str, Parameter]] = {}
     parametric: ClassVar[tuple[str, ...] | None] = None
+    # Whether the family takes the experiment's target ``language`` (registry.create passes it when
+    # not English): its resources (stemmer, word lists) depend on the language (issue 36).
+    by_language: ClassVar[bool] = False
 
     @classmethod
     def parameters_of(cls, variant: str) -> dict[str, Parameter]:

@@ -112,11 +112,20 @@ def families() -> dict[str, type[MetricFamily]]:
     return dict(_FAMILIES)
 
 
-def create(family: str, case_sensitive: bool | None = None, **options: Any) -> MetricFamily:
-    """An instance of a family; ``case_sensitive=None`` keeps the family's own default."""
+def create(family: str, case_sensitive: bool | None = None, language: str | None = None,
+           **options: Any) -> MetricFamily:
+    """An instance of a family; ``case_sensitive=None`` keeps the family's own default. ``language``
+    (the experiment's target language) reaches only the families whose resources depend on it
+    (``MetricFamily.by_language``: METEOR, ROUGE), and only when it is not English, so that
+    English signatures and caches stay as they were."""
     cls = _family_class(family)
     if case_sensitive is not None:
         options["case_sensitive"] = case_sensitive
+    if language is not None and cls.by_language:
+        from mteval.metrics.stemmers import base_language  # noqa: PLC0415 - the registry stays light
+
+        if base_language(language) != "en":
+            options["language"] = base_language(language)
     return cls(**options)
 
 
@@ -358,9 +367,11 @@ if __name__ == "__main__":
 
 
 def higher_is_better(metric: str) -> bool:
-    """Direction of a registered metric; users' own metrics (cache files) are taken as similarities."""
+    """Direction of a registered metric (an alias's or a parametric name's: its canonical variant's),
+    importing its family alone; users' own metrics (cache files) are taken as similarities. The one
+    direction rule of iqeval, the API, the report and tuning (tests/test_metric_direction.py)."""
     try:
-        family = families()[family_of(metric)]
+        family = _family_class(family_of(metric))
     except ConfigError:
         return True
-    return family().info(metric).higher_is_better
+    return family().info(canonical(metric)).higher_is_better

@@ -21,6 +21,12 @@ Tokenisation (on UTF-8 bytes): ASCII lower-casing, ``-`` padded with spaces, eve
 ``[A-Za-z0-9-]`` is a separator, only tokens starting with ``[a-z0-9]`` are kept, and tokens longer
 than 3 bytes are replaced by their WordNet-2.0 exception lemma or else their Porter stem.
 
+Outside English (the experiment's ``language:``, issue 36): tokens are the runs of letters and
+digits of any script, fully lower-cased, and ``-m`` stems those longer than 3 characters with the
+language's Snowball stemmer (none for Czech), as multilingual ROUGE implementations do (e.g. the
+XL-Sum authors'); the signature names the language. Not ROUGE-1.5.5's numbers, which for such text
+are about the ASCII letters left.
+
 Computation: tokens become ids (:class:`TokenIds`: one dict lookup per token once seen); the
 ROUGE-N hits of all pairs are counted at once (:mod:`mteval.metrics.clipped_ngrams`) and R, P, F
 rounded with numpy where the rounding is not a tie (:func:`round5_array`), which gives the numbers
@@ -46,7 +52,7 @@ from mteval.metrics.base import BOOTSTRAP, MEAN, MetricFamily, MetricInfo, Score
 from mteval.metrics.clipped_ngrams import clipped_ngram_hits
 from mteval.metrics.registry import register
 from mteval.metrics.rouge_bootstrap import bootstrap_average, bootstrap_averages
-from mteval.metrics.stemmers import porter_rouge
+from mteval.metrics.stemmers import base_language, porter_rouge, snowball
 
 RESOURCES = Path(__file__).resolve().parents[1] / "resources" / "rouge"
 # Order in which ROUGE's buildExeptionDB.pl inserted the lists (a later list overrides an earlier
@@ -110,6 +116,19 @@ def rouge_tokens(text: str, stem: bool = True) -> tuple[str, ...]:
     return tuple(tok for tok in found if tok is not None)
 
 
+_WORD_RUN = re.compile(r"[^\W_]+")  # a run of letters or digits of any script (outside English)
+
+
+def unicode_raw_tokens(text: str) -> list[str]:
+    """ROUGE's candidate tokens outside English (issue 36): as :func:`raw_tokens`, but lower-cased
+    in full and split at everything but letters and digits of any script (ROUGE-1.5.5 keeps only
+    ``a-z0-9``, which drops Cyrillic words whole and splits ``différent``)."""
+    line = text.strip()
+    if line in ("", "?", "!", "."):
+        line = EMPTY_ITEM
+    return _WORD_RUN.findall(line.split("\n")[0].lower())
+
+
 class TokenIds(dict):  # type: ignore[type-arg]  # dict[bytes, int]
     """Candidate token -> id of its final token (-1: dropped), filled on first sight; ``ids(text)``
     is :func:`rouge_tokens` as ids (one dict lookup a token once seen)."""
@@ -120,8 +139,12 @@ class TokenIds(dict):  # type: ignore[type-arg]  # dict[bytes, int]
         self.vocabulary: dict[str, int] = {}
         self.names: list[str] = []  # id -> token
 
+    def final(self, raw: bytes) -> str | None:
+        """The token ROUGE keeps of a candidate (:func:`final_token`)."""
+        return final_token(raw, self.stem)
+
     def __missing__(self, raw: bytes) -> int:
-        tok = final_token(raw, self.stem)
+        tok = self.final(raw)
         found = -1 if tok is None else self.vocabulary.setdefault(tok, len(self.vocabulary))
         if found == len(self.names):
             self.names.append(tok)  # type: ignore[arg-type]  # tok is a new token here
@@ -135,6 +158,22 @@ class TokenIds(dict):  # type: ignore[type-arg]  # dict[bytes, int]
     def tokens(self, ids: Sequence[int]) -> tuple[str, ...]:
         """The tokens of ids (the inverse of :meth:`ids`)."""
         return tuple(self.names[i] for i in ids)
+
+
+class LanguageTokenIds(TokenIds):
+    """:class:`TokenIds` outside English: :func:`unicode_raw_tokens`, and ``-m`` stemming with the
+    language's Snowball stemmer (tokens longer than 3 characters, as ROUGE's rule; no stemmer, as
+    for Czech: none) instead of WordNet exceptions and Porter."""
+
+    def __init__(self, stem: bool, language: str) -> None:
+        super().__init__(stem)
+        self.stemmer = snowball(language) if stem else None
+
+    def final(self, raw: Any) -> str | None:
+        return self.stemmer(raw) if self.stemmer is not None and len(raw) > 3 else raw
+
+    def ids(self, text: str) -> tuple[int, ...]:
+        return tuple([i for i in map(self.__getitem__, unicode_raw_tokens(text)) if i >= 0])
 
 
 @dataclass(frozen=True)
@@ -432,18 +471,24 @@ class RougeFamily(MetricFamily):
     # Counted in ROUGE's own tokens (:meth:`segment_words`; about 1.03 per word in English text).
     max_segment_words = 15_000
 
+    by_language = True
+
     @classmethod
     def segment_words(cls, text: str) -> int:
         """ROUGE's tokens of a segment (:func:`rouge_tokens` keeps one per run of ASCII letters and
-        digits; ``a.b.c`` is one word but three tokens), counted without tokenising it."""
-        return sum(1 for _ in _TOKEN_RUN.finditer(text))
+        digits; ``a.b.c`` is one word but three tokens; outside English one per run of letters and
+        digits of any script: the larger count), counted without tokenising it."""
+        return max(sum(1 for _ in _TOKEN_RUN.finditer(text)), sum(1 for _ in _WORD_RUN.finditer(text)))
 
     def __init__(self, case_sensitive: bool = True, stem: bool = True, bootstrap: bool = True,
-                 **options: Any) -> None:
+                 language: str = "en", **options: Any) -> None:
+        language = base_language(language)
+        if language != "en":  # in the signature outside English only: English files stay valid
+            options["language"] = language
         super().__init__(case_sensitive, stem=stem, bootstrap=bootstrap, **options)
         self.stem = stem
         self.bootstrap = bootstrap
-        self._ids = TokenIds(stem)
+        self._ids = TokenIds(stem) if language == "en" else LanguageTokenIds(stem, language)
 
     def info(self, variant: str) -> MetricInfo:
         """Similarity in [0, 1]; ROUGE lower-cases, so it ignores ``case_sensitive``."""

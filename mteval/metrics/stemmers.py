@@ -5,6 +5,8 @@
   a word ending in ``-ement`` is not tried again with ``-ment``/``-ent``). ROUGE's ``-m`` option.
 * :func:`snowball_english`: the Snowball English ("Porter2") stemmer that METEOR's ``stem`` module
   uses (via the pure-Python ``snowballstemmer`` package).
+* :func:`snowball`: the Snowball stemmer of another language (issue 36), for METEOR's stem stage
+  and ROUGE's ``-m`` when the experiment's ``language:`` is not English.
 
 Both are cached per unique word: the same word is never stemmed twice.
 """
@@ -12,6 +14,7 @@ Both are cached per unique word: the same word is never stemmed twice.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache, lru_cache
 
 # Porter's word classes, written as ROUGE-1.5.5 writes them (``y`` is both a consonant and a vowel
@@ -115,3 +118,32 @@ def _snowball():  # type: ignore[no-untyped-def]
     import snowballstemmer
 
     return snowballstemmer.stemmer("english")
+
+
+# ISO 639-1 codes of the languages the Snowball project has a stemmer for (snowballstemmer's names);
+# English keeps snowball_english (METEOR) and porter_rouge (ROUGE), as the reference tools do.
+SNOWBALL_LANGUAGES = {
+    "ar": "arabic", "hy": "armenian", "eu": "basque", "ca": "catalan", "da": "danish", "nl": "dutch",
+    "fi": "finnish", "fr": "french", "de": "german", "el": "greek", "hi": "hindi", "hu": "hungarian",
+    "id": "indonesian", "ga": "irish", "it": "italian", "lt": "lithuanian", "ne": "nepali",
+    "no": "norwegian", "nb": "norwegian", "pt": "portuguese", "ro": "romanian", "ru": "russian",
+    "sr": "serbian", "es": "spanish", "sv": "swedish", "ta": "tamil", "tr": "turkish", "yi": "yiddish",
+}
+
+
+def base_language(language: str) -> str:
+    """``pt-BR`` / ``pt_BR`` -> ``pt``: the code the language resources are chosen by."""
+    return language.replace("_", "-").split("-")[0].lower()
+
+
+@cache
+def snowball(language: str) -> Callable[[str], str] | None:
+    """The Snowball stemmer of a non-English language (one cache of stems per language), or None
+    when Snowball has none (Czech, for one)."""
+    name = SNOWBALL_LANGUAGES.get(base_language(language))
+    if name is None:
+        return None
+    import snowballstemmer  # noqa: PLC0415
+
+    stemmer = snowballstemmer.stemmer(name)
+    return cache(stemmer.stemWord)

@@ -52,19 +52,19 @@ class Families:
 
     def __init__(self, keep: bool = False) -> None:
         self.keep = keep
-        self._instances: dict[tuple[str, bool | None], MetricFamily] = {}
+        self._instances: dict[tuple[str, bool | None, str], MetricFamily] = {}
         self._prepared: dict[tuple[str, ...], Any] = {}
-        self._of: tuple[str, bool | None] | None = None  # the family _prepared belongs to
+        self._of: tuple[str, bool | None, str] | None = None  # the family _prepared belongs to
 
-    def get(self, name: str, case_sensitive: bool | None) -> MetricFamily:
-        key = (name, case_sensitive)
+    def get(self, name: str, case_sensitive: bool | None, language: str = "en") -> MetricFamily:
+        key = (name, case_sensitive, language)
         if key not in self._instances:
-            self._instances[key] = registry.create(name, case_sensitive)
+            self._instances[key] = registry.create(name, case_sensitive, language)
         return self._instances[key]
 
     def prepared(self, unit: Unit, references: list[Side]) -> Any:
         """The family's preparation of a part's reference set (names identify texts in a run)."""
-        family = (unit.family, unit.case_sensitive)
+        family = (unit.family, unit.case_sensitive, unit.language)
         if self._of != family:
             self._prepared, self._of = {}, family  # free another family's preparations
         key = tuple(r.name for r in references)
@@ -80,7 +80,7 @@ def compute(unit: Unit, documents: DocumentIndex, families: Families, store: Sid
             given: Given | None = None) -> Result:
     """Score every target of every part of a unit against the part's (prepared) reference set;
     sides shipped apart are resolved through ``store`` (from ``given``, or their spill files)."""
-    family = families.get(unit.family, unit.case_sensitive)
+    family = families.get(unit.family, unit.case_sensitive, unit.language)
     store = store or SideStore()
     out = []
     for part in unit.parts:

@@ -233,7 +233,7 @@ class SetupRun:
                            tuple(self.side(pair.target, family) for pair, _ in chunk),
                            tuple(tuple(dict.fromkeys(registry.canonical(v) for v in stale)) for _, stale in chunk))
                       for plan, chunk in pieces)
-        return Unit(family.family, self.experiment.case_sensitive, parts)
+        return Unit(family.family, self.experiment.case_sensitive, parts, self.experiment.language)
 
     def save(self, planned: Planned, chunk: Chunk, results: Scores) -> list[str]:
         """Write the files of a computed chunk (atomically, one per requested name); their paths."""
@@ -306,13 +306,14 @@ def _run_setup(run: SetupRun, jack: bool, targets: tuple[str, ...] | None, jobs:
         run.add_group(spec.name, generated)
     planned: list[Planned] = []
     for family_name, variants in registry.group_by_family(experiment.metrics).items():
-        family = registry.create(family_name, experiment.case_sensitive)
+        family = registry.create(family_name, experiment.case_sensitive, experiment.language)
         planned += run.plan_family(family, variants, pairs)  # stale work only: no text parsed yet
     check_segment_lengths([plan.family for plan in planned], run.texts)  # a segment too long for one: refused
     if any(plan.family.needs_annotation for plan in planned):
         run.annotations.check()  # references in the language's script, before any file is written
     computed = [plan.family.family for plan in planned]
-    for warning in ascii_tokenizer_warnings(computed, run.texts) + english_only_warnings(computed, experiment.language):
+    warnings = ascii_tokenizer_warnings(computed, run.texts, experiment.language)
+    for warning in warnings + english_only_warnings(computed, experiment.language):
         LOG.warning(warning)
     run.refuse_others()
     _compute(run, chunked(planned, 2 if run.cluster else jobs), jobs)

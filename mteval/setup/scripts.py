@@ -22,6 +22,7 @@ from functools import lru_cache
 from mteval.errors import InputError
 from mteval.experiment.texts import LoadedTexts
 from mteval.io.corpus import Text
+from mteval.metrics.stemmers import SNOWBALL_LANGUAGES, base_language
 from mteval.setup.limits import line_of
 
 MIN_LETTERS = 50  # fewer letters say too little (a test set of numbers, names)
@@ -81,12 +82,13 @@ ASCII_TOKENIZERS = ("ROUGE", "rouge-score")  # ROUGE-1.5.5 and rouge-score keep 
 MAX_DROPPED = 0.2  # share of a reference's letters outside a-z above which ROUGE is warned about
 
 
-def ascii_tokenizer_warnings(families: Iterable[str], texts: LoadedTexts) -> list[str]:
+def ascii_tokenizer_warnings(families: Iterable[str], texts: LoadedTexts, language: str = "en") -> list[str]:
     """One warning per ASCII-tokenizing family (:data:`ASCII_TOKENIZERS`) when more than
     :data:`MAX_DROPPED` of the references' letters are outside ``a-z``: the reference tools split
     words there (``différent`` -> ``diff rent``) or drop them whole (Cyrillic, Greek...), and so
     does mteval to match them; the scores are then about what is left."""
-    chosen = [name for name in dict.fromkeys(families) if name in ASCII_TOKENIZERS]
+    chosen = [name for name in dict.fromkeys(families) if name in ASCII_TOKENIZERS
+              and not (name == "ROUGE" and base_language(language) != "en")]  # then ROUGE reads any script
     if not chosen:
         return []
     counts: Counter[str] = Counter()
@@ -104,11 +106,16 @@ def ascii_tokenizer_warnings(families: Iterable[str], texts: LoadedTexts) -> lis
 
 
 def english_only_warnings(families: Iterable[str], language: str) -> list[str]:
-    """A warning for METEOR outside English: mteval's METEOR carries METEOR 1.5's English resources only
-    (parameters, function words, Snowball English stemmer, WordNet synonyms, English paraphrases), so
-    for another ``language`` its scores are not METEOR 1.5's ``-l LANG`` ones."""
-    if language.split("-")[0].split("_")[0] == "en" or "METEOR" not in families:
+    """A warning for METEOR outside English: its stem stage uses the language's Snowball stemmer
+    (if there is one), but METEOR 1.5's other resources that mteval carries are English (WordNet
+    synonyms, paraphrases, function words, tuned parameters), so its scores are not METEOR 1.5's
+    ``-l LANG`` ones."""
+    code = base_language(language)
+    if code == "en" or "METEOR" not in families:
         return []
-    return [f"METEOR: mteval's METEOR has METEOR 1.5's English resources only (parameters, function words, "
-            f"stemmer, synonyms, paraphrases); for language {language} its scores are not METEOR 1.5's "
-            f"-l {language} ones (docs/languages.md)"]
+    stemmer = SNOWBALL_LANGUAGES.get(code)
+    stems = f"stems with Snowball's {stemmer.title()} stemmer" if stemmer else \
+        f"has no stemmer for {code} (no stem matches)"
+    return [f"METEOR: for language {language} it {stems}; its synonym and paraphrase stages match nothing and no "
+            f"word counts as a function word (METEOR 1.5's are English), its parameters are English's: its "
+            f"scores are not METEOR 1.5's -l {language} ones (docs/languages.md)"]

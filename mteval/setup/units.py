@@ -58,6 +58,7 @@ class Unit:
     family: str
     case_sensitive: bool | None
     parts: tuple[Part, ...]
+    language: str = "en"  # the experiment's target language (registry.create: METEOR, ROUGE)
 
     @property
     def work(self) -> int:

@@ -97,7 +97,8 @@ class Verifier:
             except ConfigError:
                 self._families[metric] = None
             else:
-                self._families[metric] = registry.create(name, self.expected.experiment.case_sensitive)
+                experiment = self.expected.experiment
+                self._families[metric] = registry.create(name, experiment.case_sensitive, experiment.language)
         return self._families[metric]
 
     def _derived(self, head: Header, target: str, refset: str, metric: str, depth: int) -> str | None:

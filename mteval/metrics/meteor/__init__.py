@@ -19,6 +19,12 @@ Variants (IQMT name / Asiya name: modules, weights):
   ``wn_stem``: different words with a common WordNet base form, :func:`.matchers.wnstem`),
   1.0 0.6 0.8 (the module sits in the synonym slot, as ``METEOR-pa``'s paraphrase module does).
 
+Outside English (``language:`` other than ``en``, issue 36): the stem stage uses the language's
+Snowball stemmer (none for Czech: no stem matches), the synonym, WordNet-stem and paraphrase stages
+match nothing (their resources are English), and no word counts as a function word (Meteor's list is
+English); the parameters stay English's. The signature then names the language. These are not
+Meteor 1.5's ``-l LANG`` scores (its own parameters, function words and paraphrase tables).
+
 The Asiya names are the registered variants; the IQMT names (``MTR-exact`` ...) are aliases of
 them (:mod:`mteval.metrics.aliases`), which :data:`MODULES` also accepts.
 """
@@ -40,6 +46,7 @@ from mteval.metrics.meteor.alignment import Matcher, align
 from mteval.metrics.meteor.scoring import MODULE_WEIGHTS, N_STATS, alignment_stats, meteor_scores
 from mteval.metrics.registry import canonical, register
 from mteval.metrics.segment_cache import PAIR_CACHE_LIMIT, SegmentCache
+from mteval.metrics.stemmers import base_language, snowball
 
 MODULES: dict[str, tuple[str, ...]] = {
     "MTR-exact": ("exact",), "METEOR-ex": ("exact",),
@@ -62,8 +69,15 @@ def meteor_tokens(text: str) -> tuple[str, ...]:
     return tuple(t for t in _WS.split(line) if t)
 
 
-def _matcher(name: str) -> Matcher:
-    """The matcher function of a module name (the paraphrase table is loaded lazily)."""
+def _matcher(name: str, language: str = "en") -> Matcher:
+    """The matcher function of a module name (the paraphrase table is loaded lazily). Outside
+    English (issue 36): ``stem`` with the language's Snowball stemmer (none: no stem matches), no
+    synonym, WordNet-stem or paraphrase matches (Meteor's resources for them are English)."""
+    if language != "en":
+        stemmer = snowball(language)
+        if name == "exact":
+            return matchers.exact
+        return matchers.stem_with(stemmer) if name == "stem" and stemmer is not None else matchers.nothing
     if name == "paraphrase":
         from mteval.metrics.meteor.paraphrase import paraphrase
 
@@ -78,13 +92,18 @@ class MeteorFamily(StatsFamily):
     family = "METEOR"
     variants = tuple(v for v in MODULES if v not in DUPLICATES)
     version = "1"
+    by_language = True
     # Every variant is computed together (segment_stats); one pair of real words (issue 29,
     # docs/reliability.md) took 25-29 s at 5,000 words, 52 s at 10,000 and over 60 s at 20,000 on
     # the shared 2-core machine. The limit is the 5,000 words every family is guaranteed to score.
     max_segment_words = 5_000
 
-    def __init__(self, case_sensitive: bool = True, **options: Any) -> None:
+    def __init__(self, case_sensitive: bool = True, language: str = "en", **options: Any) -> None:
+        self.language = base_language(language)
+        if self.language != "en":  # in the signature outside English only: English files stay valid
+            options["language"] = self.language
         super().__init__(case_sensitive, **options)
+        self._function_words: frozenset[str] | None = None if self.language == "en" else frozenset()
         # bounded (segment_cache): large enough for a multi-reference set's pairs met again (A, B, then A_B)
         self._cache: SegmentCache[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], np.ndarray] = \
             SegmentCache(4 * PAIR_CACHE_LIMIT)
@@ -113,7 +132,8 @@ class MeteorFamily(StatsFamily):
         key = (hyp, ref, modules)
         row = self._cache.get(key)
         if row is None:
-            row = alignment_stats(hyp, ref, align(hyp, ref, [_matcher(m) for m in modules]))
+            matched = align(hyp, ref, [_matcher(m, self.language) for m in modules])
+            row = alignment_stats(hyp, ref, matched, self._function_words)
             self._cache[key] = row
         return row
 

@@ -8,7 +8,9 @@ are only made between *different* words; a pair can be both a stem and a synonym
 
 from __future__ import annotations
 
-from mteval.metrics.meteor.alignment import Match, Stage
+from collections.abc import Callable
+
+from mteval.metrics.meteor.alignment import Match, Matcher, Stage
 from mteval.metrics.meteor.resources import synonym_dictionary
 from mteval.metrics.stemmers import snowball_english
 
@@ -35,10 +37,25 @@ def exact(module: int, stage: Stage) -> None:
 
 def stem(module: int, stage: Stage) -> None:
     """Different words with the same Snowball English stem."""
+    _stem_matches(snowball_english, module, stage)
+
+
+def stem_with(stemmer: Callable[[str], str]) -> Matcher:
+    """The stem matcher of another language's stemmer (issue 36: Snowball's, :func:`stemmers.snowball`)."""
+    def stem_other(module: int, stage: Stage) -> None:
+        _stem_matches(stemmer, module, stage)
+    return stem_other
+
+
+def nothing(module: int, stage: Stage) -> None:
+    """A stage without its resource in this language (English synonyms and paraphrases elsewhere)."""
+
+
+def _stem_matches(stemmer: Callable[[str], str], module: int, stage: Stage) -> None:
     hyp = stage.hyp
-    where = _positions([snowball_english(w) for w in hyp])
+    where = _positions([stemmer(w) for w in hyp])
     for j, r in enumerate(stage.ref):
-        for i in where.get(snowball_english(r), ()):
+        for i in where.get(stemmer(r), ()):
             if hyp[i] != r:
                 stage.add(Match(module, j, 1, i, 1))
 

@@ -27,9 +27,11 @@ TC, RC, TF, RF = (7 + k * MAX_MODULES for k in range(4))  # per-module content/f
 N_STATS = 7 + 4 * MAX_MODULES
 
 
-def alignment_stats(hyp: Sequence[str], ref: Sequence[str], a: Alignment) -> np.ndarray:
-    """Statistics row of one aligned pair (``getMeteorStats(Alignment)``, word mode)."""
-    fw = function_words()
+def alignment_stats(hyp: Sequence[str], ref: Sequence[str], a: Alignment,
+                    fw: frozenset[str] | None = None) -> np.ndarray:
+    """Statistics row of one aligned pair (``getMeteorStats(Alignment)``, word mode); ``fw``: the
+    function words (default Meteor's English list)."""
+    fw = function_words() if fw is None else fw
     fun1 = [w.lower() in fw for w in hyp]
     fun2 = [w.lower() in fw for w in ref]
     row = np.zeros(N_STATS)
