@@ -1,21 +1,24 @@
 """Benchmark and identity check of GPU parsing (issue 32), for a session lent a GPU.
 
-One process, on the distinct cleaned segments of WMT21 ru-en (references and systems; 9,620):
+One process, on the distinct cleaned segments of WMT21 ru-en (references and systems; 9,620), rows in
+this order (each printed as it comes, so a run cut by its limit still has the first ones):
 
-* ``gpu float64 batched``: the GPU scheme (``mteval/annotate/parser_float64.py``), in the
-  annotator's calls of 500 segments; model load and a 64-segment warm-up timed apart; then the same
-  segments in a shuffled order and other call sizes (does a segment's result depend on its companions?);
+* ``gpu float64 batched``: the GPU scheme (``mteval/annotate/parser_float64.py``), every segment in
+  the annotator's calls of 500; model load and a 64-segment warm-up timed apart;
+* ``annotator``: ``--annotator N`` segments through the annotator (cache written) with each of
+  ``--workers`` processes driving the GPU; are the caches identical?
+* ``gpu float64 shuffled``: the first ``--shuffled`` segments again, shuffled, in other call sizes
+  (does a segment's result depend on its companions?);
 * ``gpu OOM``: the 512 longest with the GPU's memory capped (the parser must retry in halves, same bytes);
 * ``gpu float64 alone``: the first ``--subset`` segments, one per call, the parser one sentence a batch;
 * ``gpu float32 today``: the same subset the way a GPU parsed before this scheme (float32, parser batch 1);
-* ``annotator``: ``--annotator N`` segments through the annotator with each of ``--workers`` processes;
 * ``cpu float64 batched`` / ``cpu float32 today``: the subset on this machine's CPU, one torch thread.
 
 Prints one table (sentences/s, identical segments against the GPU scheme's first pass) and pickles the
 subset's fingerprints (``--out``), so that another machine's CPU can be compared with them.
 
     python bench/bench_parse_gpu.py --data ../shared/data/wmt21-ruen [--subset 100] [--annotator 3000]
-        [--workers 1,4,8] [--out DIR] [--device cpu: try the script without a GPU]
+        [--workers 1,4,8] [--shuffled 3000] [--out DIR] [--device cpu: try the script without a GPU]
 """
 
 from __future__ import annotations
@@ -81,10 +84,18 @@ def same(a: Sequence[Fingerprint], b: Sequence[Fingerprint]) -> str:
     return f"{sum(x == y for x, y in pairs)} / {sum(x[0] == y[0] for x, y in pairs)} / {len(a)}"
 
 
-def run_gpu(texts: list[str], subset: int, rows: list[list[str]], kept: dict[str, list[Fingerprint]],
-            device: str = "cuda") -> None:
-    """The GPU rows: the scheme over every segment (twice, shuffled), alone, and today's float32
-    (``device`` cpu: the same rows on the CPU, to try the script)."""
+class Rows(list):  # type: ignore[type-arg]
+    """The table's rows, each printed as it comes (a run cut by its time limit still tells)."""
+
+    def add(self, row: list[str]) -> None:
+        self.append(row)
+        print(" | ".join(row), flush=True)
+
+
+def first_pass(texts: list[str], subset: int, rows: Rows, kept: dict[str, list[Fingerprint]],
+               device: str = "cuda") -> tuple[StanzaParser, list[Fingerprint]]:
+    """The scheme over every segment in the annotator's calls: the loaded parser and the bytes
+    (``device`` cpu: the same on the CPU, to try the script)."""
     base = resolve_models("en", available_processors("en"))
     gpu = replace(on_device(base, device), float64_parser=True)
     print("identity:", model_identity(gpu), flush=True)
@@ -92,31 +103,34 @@ def run_gpu(texts: list[str], subset: int, rows: list[list[str]], kept: dict[str
     warm, _ = parse_all(parser, texts[:64], 64)
     seconds, first = parse_all(parser, texts, CALL)
     kept["gpu64"] = first[:subset]
-    rows.append(["gpu float64 batched", str(len(texts)), f"{load:.1f} (+{warm:.1f} warm-up)",
-                 f"{len(texts) / seconds:.0f}", "reference"])
-    print(rows[-1], flush=True)
-    order = list(range(len(texts)))
+    rows.add(["gpu float64 batched", str(len(texts)), f"{load:.1f} (+{warm:.1f} warm-up)",
+              f"{len(texts) / seconds:.0f}", "reference"])
+    return parser, first
+
+
+def gpu_checks(parser: StanzaParser, texts: list[str], first: list[Fingerprint], subset: int, shuffled: int,
+               rows: Rows, kept: dict[str, list[Fingerprint]]) -> None:
+    """The first ``shuffled`` segments again in a shuffled order and other call sizes, the
+    out-of-memory retry, one segment per call, and the float32 per-sentence parse of before."""
+    order = list(range(min(shuffled, len(texts))))
     random.Random(7).shuffle(order)
-    for call, batch in ((256, 128),):
-        seconds, again = parse_all(replace_batch(parser, batch), [texts[i] for i in order], call)
-        back = _unshuffle(again, order)
-        rows.append([f"gpu float64 shuffled, calls {call}, tag batch {batch}", str(len(texts)), "",
-                     f"{len(texts) / seconds:.0f}", same(first, back)])
-    if device != "cpu":
-        run_oom(parser, texts, first, rows)
+    seconds, again = parse_all(replace_batch(parser, 128), [texts[i] for i in order], 256)
+    rows.add(["gpu float64 shuffled, calls 256, tag batch 128", str(len(order)), "",
+              f"{len(order) / seconds:.0f}", same(first[:len(order)], _unshuffle(again, order))])
+    if parser.choice.device != "cpu":
+        run_oom(replace_batch(parser, 1024), texts, first, rows)
     replace_batch(parser, 1).pipeline.processors["depparse"].config["batch_size"] = 1
     seconds, alone = parse_all(parser, texts[:subset], 1)
-    rows.append(["gpu float64 alone (one per call)", str(subset), "", f"{subset / seconds:.1f}",
-                 same(first[:subset], alone)])
-    del parser
-    load, today = loaded(replace(gpu, float64_parser=False))
+    rows.add(["gpu float64 alone (one per call)", str(subset), "", f"{subset / seconds:.1f}",
+              same(first[:subset], alone)])
+    load, today = loaded(replace(parser.choice, float64_parser=False))
     seconds, old = parse_all(today, texts[:subset], 64)
     kept["gpu32"] = old
-    rows.append(["gpu float32 today (parser batch 1)", str(subset), f"{load:.1f}", f"{subset / seconds:.1f}",
-                 same(first[:subset], old)])
+    rows.add(["gpu float32 today (parser batch 1)", str(subset), f"{load:.1f}", f"{subset / seconds:.1f}",
+              same(first[:subset], old)])
 
 
-def run_oom(parser: StanzaParser, texts: list[str], reference: list[Fingerprint], rows: list[list[str]]) -> None:
+def run_oom(parser: StanzaParser, texts: list[str], reference: list[Fingerprint], rows: Rows) -> None:
     """The 512 longest segments with the GPU's memory capped 64 MB above the models: the parser
     runs out of memory and parses in halves; are the results those of the first pass?"""
     import torch
@@ -133,8 +147,8 @@ def run_oom(parser: StanzaParser, texts: list[str], reference: list[Fingerprint]
     finally:
         torch.cuda.set_per_process_memory_fraction(1.0)
     words = parser.pipeline.processors["depparse"].config["batch_size"]
-    rows.append([f"gpu OOM: memory capped at models + 64 MB, longest 512 (parser batch now {words} words)",
-                 "512", "", f"{512 / seconds:.0f}", result])
+    rows.add([f"gpu OOM: memory capped at models + 64 MB, longest 512 (parser batch now {words} words)",
+              "512", "", f"{512 / seconds:.0f}", result])
 
 
 def replace_batch(parser: StanzaParser, batch: int) -> StanzaParser:
@@ -149,7 +163,7 @@ def _unshuffle(parsed: list[Fingerprint], order: list[int]) -> list[Fingerprint]
     return [b for b in back if b is not None]
 
 
-def run_cpu(texts: list[str], subset: int, rows: list[list[str]], kept: dict[str, list[Fingerprint]]) -> None:
+def run_cpu(texts: list[str], subset: int, rows: Rows, kept: dict[str, list[Fingerprint]]) -> None:
     """The CPU rows on the subset: the float64 scheme and today's float32 per-sentence parser."""
     base = resolve_models("en", available_processors("en"))
     for name, choice in (("cpu64", replace(base, float64_parser=True)), ("cpu32", base)):
@@ -157,11 +171,11 @@ def run_cpu(texts: list[str], subset: int, rows: list[list[str]], kept: dict[str
         seconds, parsed = parse_all(parser, texts[:subset], 64)
         kept[name] = parsed
         against = kept.get("gpu64")
-        rows.append([f"cpu {'float64 batched' if name == 'cpu64' else 'float32 today'} (1 thread)", str(subset),
-                     f"{load:.1f}", f"{subset / seconds:.1f}", same(against, parsed) if against else "-"])
+        rows.add([f"cpu {'float64 batched' if name == 'cpu64' else 'float32 today'} (1 thread)", str(subset),
+                  f"{load:.1f}", f"{subset / seconds:.1f}", same(against, parsed) if against else "-"])
 
 
-def run_annotator(texts: list[str], device: str, workers: list[int], rows: list[list[str]], folder: Path) -> None:
+def run_annotator(texts: list[str], device: str, workers: list[int], rows: Rows, folder: Path) -> None:
     """The annotator (its cache written) on ``device`` with each number of worker processes (on a
     GPU each drives it: the CPU-side work, two thirds of the time, then runs side by side); are the
     caches' shards byte-identical to the first's?"""
@@ -175,10 +189,9 @@ def run_annotator(texts: list[str], device: str, workers: list[int], rows: list[
         seconds = time.perf_counter() - start
         digests.append(sorted((f.name.rsplit("-", 1)[1], f.read_bytes())  # without the writer's pid
                               for f in cache.rglob("*") if f.suffix in (".keys", ".conllu", ".npz")))
-        rows.append([f"annotator {device}, {count} worker(s) (cache written, load included)",
-                     str(len(texts)), "", f"{len(texts) / seconds:.0f}",
-                     f"shards identical to the first's: {digests[0] == digests[-1]} ({len(digests[-1])} files)"])
-        print(rows[-1], flush=True)
+        rows.add([f"annotator {device}, {count} worker(s) (cache written, load included)",
+                  str(len(texts)), "", f"{len(texts) / seconds:.0f}",
+                  f"shards identical to the first's: {digests[0] == digests[-1]} ({len(digests[-1])} files)"])
 
 
 def main() -> None:
@@ -191,6 +204,7 @@ def main() -> None:
     args.add_argument("--out", type=Path, help="pickle the subset's fingerprints here")
     args.add_argument("--annotator", type=int, default=0, help="also run the annotator on N segments")
     args.add_argument("--workers", default="1,4", help="the annotator's worker counts (default 1,4)")
+    args.add_argument("--shuffled", type=int, default=3000, help="segments parsed again shuffled (default 3000)")
     opts = args.parse_args()
     texts = segments(opts.data)
     texts = texts[: opts.limit] if opts.limit else texts
@@ -199,17 +213,18 @@ def main() -> None:
     print("torch", torch.__version__, "CUDA", torch.version.cuda,
           "GPU", torch.cuda.get_device_name(0) if torch.cuda.is_available() else None, f"{os.cpu_count()} cores",
           flush=True)
-    rows = [["run", "segments", "model load s", "sent/s", "identical bytes / CoNLL-U / n (vs first row)"]]
+    rows = Rows([["run", "segments", "model load s", "sent/s", "identical bytes / CoNLL-U / n (vs first row)"]])
     kept: dict[str, list[Fingerprint]] = {}
-    try:
-        if not opts.cpu_only:
-            run_gpu(texts, opts.subset, rows, kept, opts.device)
+    try:  # the most wanted rows first: a run cut short still has them
+        parser, first = (None, []) if opts.cpu_only else first_pass(texts, opts.subset, rows, kept, opts.device)
         if opts.annotator:
             import tempfile
 
             with tempfile.TemporaryDirectory() as folder:
                 run_annotator(texts[: opts.annotator], opts.device, [int(w) for w in opts.workers.split(",")],
                               rows, Path(folder))
+        if parser is not None:
+            gpu_checks(parser, texts, first, opts.subset, opts.shuffled, rows, kept)
         run_cpu(texts, opts.subset, rows, kept)
     finally:
         print(table(rows), flush=True)

@@ -50,3 +50,7 @@ class InputError(MtevalError):
 
 class CacheError(MtevalError):
     """A bad or hostile file in the score cache."""
+
+
+class DeviceError(MtevalError):
+    """The device parsing on failed (a GPU out of memory for one segment, a GPU lost mid-run)."""

@@ -30,7 +30,7 @@ from mteval.annotate.stanza_adapter import (
     on_device,
     resolve_models,
 )
-from mteval.errors import ConfigError
+from mteval.errors import DeviceError
 
 pytestmark = pytest.mark.models
 
@@ -118,9 +118,46 @@ def test_out_of_memory_on_one_segment_is_one_line() -> None:
     def parse(part: list[str]) -> list[str]:
         raise oom()
 
-    with pytest.raises(ConfigError, match=r"^annotation.device cuda:1: out of GPU memory parsing one segment "
+    with pytest.raises(DeviceError, match=r"^annotation.device cuda:1: out of GPU memory parsing one segment "
                                           r"\(5 characters\) alone; free the GPU or use device: cpu$"):
         parser_float64.parse_halving(parse, ["hello"], lambda: None, "cuda:1")
+
+
+@pytest.mark.parametrize("failure", [
+    RuntimeError("CUDA error: an illegal memory access was encountered\nCUDA kernel errors might be ..."),
+    torch.AcceleratorError("CUDA error: unspecified launch failure"),
+])
+def test_a_gpu_lost_mid_run_is_one_line(failure: RuntimeError) -> None:
+    def parse(part: list[str]) -> list[str]:
+        raise failure
+
+    with pytest.raises(DeviceError) as caught:
+        parser_float64.parse_halving(parse, ["a", "b"], lambda: None, "cuda:0")
+    message = str(caught.value)
+    assert message.startswith("annotation.device cuda:0: the GPU failed while parsing ('CUDA error: ")
+    assert message.endswith("the parses committed so far are kept: run again, or with device: cpu")
+    assert "\n" not in message
+
+
+def test_a_gpu_lost_leaves_the_committed_shards_and_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The annotator commits each shard once parsed: a failure in the second shard keeps the first,
+    writes nothing of the second, and the next run parses only what is missing."""
+    segments = texts()[:6]
+    calls: list[int] = []
+
+    def failing(self: StanzaParser, part: list[str]) -> list:
+        calls.append(len(part))
+        if len(calls) == 2:
+            raise DeviceError("annotation.device cuda:0: the GPU failed while parsing")
+        return [self.parse_one(t) for t in part]
+
+    monkeypatch.setattr(StanzaParser, "parse", failing)
+    with pytest.raises(DeviceError):
+        Annotator(tmp_path, workers=1, batch_size=3).arc_scores(segments)
+    assert len(list(tmp_path.rglob("*.keys"))) == 1
+    again = Annotator(tmp_path, workers=1, batch_size=3)
+    again.arc_scores(segments)
+    assert again.parsed == 3 and len(list(tmp_path.rglob("*.keys"))) == 2
 
 
 def test_other_errors_pass_through() -> None:

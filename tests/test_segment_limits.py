@@ -18,7 +18,7 @@ from mteval.experiment.texts import LoadedTexts
 from mteval.io.corpus import DocumentIndex, Text
 from mteval.metrics import registry
 from mteval.metrics.base import MetricFamily
-from mteval.metrics.rouge import RougeFamily, rouge_tokens
+from mteval.metrics.rouge import RougeFamily, rouge_tokens, unicode_raw_tokens
 from mteval.metrics.ter import TER
 from mteval.setup.limits import GUARANTEED_WORDS, check_segment_lengths, limited_families
 
@@ -97,7 +97,9 @@ def test_rouge_counts_its_own_tokens() -> None:
                     f"{limit:,}): {WAY_OUT} the ROUGE metrics out")
     real = (RUEN / "refs" / "A.en").read_text(encoding="utf-8").splitlines()[:20]
     for text in ["Don't stop-here, naïve U.S. 10,000 -- ok", "-abc- _d_ ÄÖ ab9", *real]:
-        assert RougeFamily.segment_words(text) == len(rouge_tokens(text, stem=False)), text
+        assert RougeFamily().segment_words(text) == len(rouge_tokens(text, stem=False)), text
+    russian = RougeFamily(language="ru")
+    assert russian.segment_words("-abc- _d_ ÄÖ ab9 Дождь") == 5 == len(unicode_raw_tokens("-abc- _d_ ÄÖ ab9 Дождь"))
     assert refusal([RougeFamily()], loaded({"A": ["x"]}, {"S": [" ".join(["a"] * limit)]})) is None
 
 
@@ -112,7 +114,7 @@ def test_the_character_shortcut_never_skips_a_long_segment(segments: list[str], 
         patch.setattr(TER, "max_segment_words", ter)
         patch.setattr(RougeFamily, "max_segment_words", rouge)
         line = refusal([TER(), RougeFamily()], loaded({"A": ["x"] * len(segments)}, {"S": segments}))
-    over = [i for i, s in enumerate(segments) if len(s.split()) > ter or RougeFamily.segment_words(s) > rouge]
+    over = [i for i, s in enumerate(segments) if len(s.split()) > ter or RougeFamily().segment_words(s) > rouge]
     assert (line is None) == (not over)
     if over:
         assert line is not None and line.startswith(f"/data/S.txt:{over[0] + 1}: ")

@@ -62,6 +62,11 @@ BATCH_SIZE = 500  # segments per parse call and per cache shard
 # workers=None: parse in min(cores, AUTO_WORKERS) single-thread processes when at least
 # AUTO_PARALLEL_MIN segments are to be parsed (each worker loads the models: ~600 MB, a few seconds)
 AUTO_WORKERS = 4
+# On a GPU the CPU side bounds the parse (a profile on an H200: decoding, tokenizer and tagger data
+# preparation, document building; docs/annotation.md), so more processes drive the one GPU (each
+# holds its CUDA context and the float64 models: about 1 GB of GPU memory). Not yet measured on a
+# GPU: bench/bench_parse_gpu.sh times 1, 4 and 8 workers.
+AUTO_GPU_WORKERS = 8
 AUTO_PARALLEL_MIN = 200
 REMOTE_BATCHES_PER_SLOT = 4  # with a remote engine: batches per parallel slot (a lost worker costs little)
 # texts per parse call, here and per piece sent to a local worker, and between two moves of the parse
@@ -259,7 +264,8 @@ class Annotator:
         on a GPU, where each worker drives the GPU, batches do not change a result: parser_float64)."""
         if self.workers is not None:
             return self.workers
-        return min(os.cpu_count() or 1, AUTO_WORKERS) if n_texts >= AUTO_PARALLEL_MIN else 1
+        most = AUTO_GPU_WORKERS if self._on_gpu() else AUTO_WORKERS
+        return min(os.cpu_count() or 1, most) if n_texts >= AUTO_PARALLEL_MIN else 1
 
     def _on_gpu(self) -> bool:
         """Whether Stanza parses on a GPU here."""

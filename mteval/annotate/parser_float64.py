@@ -33,7 +33,7 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mteval.errors import ConfigError
+from mteval.errors import DeviceError, quote
 
 LOG = logging.getLogger(__name__)
 
@@ -84,23 +84,40 @@ def parse_halving(parse: Callable[[Sequence[str]], list[Any]], texts: Sequence[s
                   reset: Callable[[], None], device: str) -> list[Any]:
     """``parse(texts)``; on a GPU out-of-memory, ``reset()`` (which shrinks the parser's batches)
     and the two halves one after the other, down to one segment, which is then one line
-    (ConfigError). Each result is the same whatever the batch (module docstring), so retrying
-    smaller changes no number; the annotator commits nothing of a call that failed."""
+    (DeviceError). Each result is the same whatever the batch (module docstring), so retrying
+    smaller changes no number. Another CUDA error (a GPU lost mid-run) is one line too. The
+    annotator commits nothing of a call that failed: what was committed stays, a new run resumes."""
     import torch  # noqa: PLC0415 - only when parsing
 
     try:
         return parse(texts)
     except RuntimeError as exc:  # Stanza's parser re-raises an out-of-memory as a RuntimeError
         if not any(isinstance(e, torch.cuda.OutOfMemoryError) for e in (exc, exc.__cause__)):
+            if _cuda_failure(exc):
+                raise DeviceError(f"annotation.device {device}: the GPU failed while parsing "
+                                  f"({quote(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, 100)}); "
+                                  "the parses committed so far are kept: run again, or with device: cpu") from None
             raise
         torch.cuda.empty_cache()
         reset()
         if len(texts) < 2:
-            raise ConfigError(f"annotation.device {device}: out of GPU memory parsing one segment "
+            raise DeviceError(f"annotation.device {device}: out of GPU memory parsing one segment "
                               f"({len(texts[0])} characters) alone; free the GPU or use device: cpu") from None
         _say_halving(device)
         half = len(texts) // 2
         return parse_halving(parse, texts[:half], reset, device) + parse_halving(parse, texts[half:], reset, device)
+
+
+def _cuda_failure(exc: BaseException) -> bool:
+    """Whether an error comes from CUDA itself (a lost or faulty GPU), not from the parser's code."""
+    import torch  # noqa: PLC0415
+
+    accelerator = getattr(torch, "AcceleratorError", None)  # torch >= 2.8 raises it for CUDA errors
+    found = [exc, exc.__cause__]
+    return any((accelerator is not None and isinstance(e, accelerator))
+               or (isinstance(e, RuntimeError) and str(e).startswith(("CUDA error", "CUDA driver error",
+                                                                        "cuDNN error", "CUBLAS_STATUS")))
+               for e in found if e is not None)
 
 
 _SAID: set[str] = set()

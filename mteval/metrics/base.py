@@ -121,8 +121,7 @@ class MetricFamily(ABC):
         self.case_sensitive = case_sensitive
         self.options = options
 
-    @classmethod
-    def segment_words(cls, text: str) -> int:
+    def segment_words(self, text: str) -> int:
         """The length of a segment that :attr:`max_segment_words` bounds: its whitespace-separated
         words (``str.split``). A family whose tokens can be more overrides this with a count of its
         own tokens, which must need a separator each too (at most ``(len(text) + 1) // 2``)."""

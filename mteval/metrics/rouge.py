@@ -473,12 +473,12 @@ class RougeFamily(MetricFamily):
 
     by_language = True
 
-    @classmethod
-    def segment_words(cls, text: str) -> int:
+    def segment_words(self, text: str) -> int:
         """ROUGE's tokens of a segment (:func:`rouge_tokens` keeps one per run of ASCII letters and
         digits; ``a.b.c`` is one word but three tokens; outside English one per run of letters and
-        digits of any script: the larger count), counted without tokenising it."""
-        return max(sum(1 for _ in _TOKEN_RUN.finditer(text)), sum(1 for _ in _WORD_RUN.finditer(text)))
+        digits of any script), counted without tokenising it."""
+        runs = _TOKEN_RUN if type(self._ids) is TokenIds else _WORD_RUN
+        return sum(1 for _ in runs.finditer(text))
 
     def __init__(self, case_sensitive: bool = True, stem: bool = True, bootstrap: bool = True,
                  language: str = "en", **options: Any) -> None:

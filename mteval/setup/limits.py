@@ -30,13 +30,13 @@ __all__ = ["check_segment_lengths", "limited_families", "segment_limit_error"]
 GUARANTEED_WORDS = 5_000  # every family scores one pair this long (tests/test_long_segments*.py)
 
 
-def limited_families(families: Iterable[MetricFamily]) -> list[type[MetricFamily]]:
-    """The families with a segment-length limit, each once, in the order given."""
-    seen: dict[str, type[MetricFamily]] = {}
+def limited_families(families: Iterable[MetricFamily]) -> list[MetricFamily]:
+    """The families with a segment-length limit, each once (its first instance: a family counts its
+    tokens by its options, ROUGE by its language), in the order given."""
+    seen: dict[str, MetricFamily] = {}
     for family in families:
-        cls = type(family)
-        if cls.max_segment_words is not None:
-            seen.setdefault(cls.family, cls)
+        if family.max_segment_words is not None:
+            seen.setdefault(family.family, family)
     return list(seen.values())
 
 
@@ -57,7 +57,7 @@ def check_segment_lengths(families: Iterable[MetricFamily], texts: LoadedTexts) 
 
 
 def segment_limit_error(text: Text, index: int, words: int,
-                        refusing: Sequence[tuple[type[MetricFamily], int]]) -> InputError:
+                        refusing: Sequence[tuple[MetricFamily, int]]) -> InputError:
     """The one-line refusal of segment ``index`` (0-based) of ``text``: its words, the families
     that refuse it with their limits (and their own count where it is not the words'), the way out."""
     parts = []
