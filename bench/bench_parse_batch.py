@@ -1,9 +1,11 @@
-"""Benchmark: Stanza parsing per segment (``batch=1``) vs batched tagging (``TAG_BATCH``), on CPU.
+"""Benchmark: Stanza parsing as before issue 32 (per segment, ``batch=1``, Stanza's own tree decoder)
+vs per segment with mteval's decoder steps (``fast_decode``) vs batched tagging (``TAG_BATCH``) with
+them (today's CPU path), on CPU.
 
-Both run in one process on one loaded pipeline (the same models, one torch thread), alternating
-block by block (which goes first alternates too), so a shared machine's load falls on both alike.
-Every segment's CoNLL-U and arc-score bytes are compared between the two (issue 32: batching must
-not change a number).
+All run in one process on one loaded pipeline (the same models, one torch thread), alternating
+block by block (which goes first rotates too), so a shared machine's load falls on all alike.
+Every segment's CoNLL-U and arc-score bytes are compared between them (issue 32: neither batching
+nor the decoder may change a number).
 
 Texts: the distinct cleaned English segments of data/wmt21-ruen-sample (references, systems),
 data/wmt21-ende-sample/src.en and, when present, ../shared/data/wmt21-ruen (references, systems).
@@ -29,6 +31,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 
 from common import ROOT, WMT21_RUEN, table  # noqa: E402
 
+from mteval.annotate import fast_decode  # noqa: E402
 from mteval.annotate.model import ArcScores, Sentence, to_conllu  # noqa: E402
 from mteval.annotate.stanza_adapter import (  # noqa: E402
     TAG_BATCH,
@@ -68,24 +71,40 @@ def timed(parse: Callable[[Sequence[str]], list], texts: Sequence[str]) -> tuple
     return time.perf_counter() - start, out
 
 
+WAYS = ("before", "one_s", "batched_s")  # per segment + Stanza's decoder; per segment; batched
+
+
+def decoder(stanza_own: bool) -> None:
+    """Put Stanza's own decoder steps (``stanza_own``) or mteval's (``fast_decode``) in place."""
+    from stanza.models.common import chuliu_edmonds
+
+    steps = fast_decode.originals() if stanza_own else {"tarjan": fast_decode.tarjan,
+                                                         "process_cycle": fast_decode.process_cycle}
+    for name, function in steps.items():
+        setattr(chuliu_edmonds, name, function)
+
+
 def run(texts: list[str], block: int, device: str | None, keep: list[Fingerprint]) -> dict[str, float]:
-    """Parse every block both ways, alternating; the totals and the identity counts (the batched
-    fingerprints are appended to ``keep``)."""
+    """Parse every block the three ways (:data:`WAYS`), rotating; the totals and the identity counts
+    against the first way (the batched fingerprints are appended to ``keep``)."""
     choice = on_device(resolve_models("en", available_processors("en")), device)
     start = time.perf_counter()
     parser = StanzaParser(choice)
-    totals = {"load_s": time.perf_counter() - start, "one_s": 0.0, "batched_s": 0.0, "same": 0, "conllu": 0}
+    totals = {"load_s": time.perf_counter() - start, **dict.fromkeys(WAYS, 0.0), "same": 0, "conllu": 0}
     for number, first in enumerate(range(0, len(texts), block)):
         part = texts[first: first + block]
-        runs: dict[int, tuple[float, list[Fingerprint]]] = {}
-        for size in ((1, TAG_BATCH) if number % 2 == 0 else (TAG_BATCH, 1)):
-            parser.batch = size
-            runs[size] = timed(parser.parse, part)
-        keep += runs[TAG_BATCH][1]
-        totals["one_s"] += runs[1][0]
-        totals["batched_s"] += runs[TAG_BATCH][0]
-        totals["same"] += sum(a == b for a, b in zip(runs[1][1], runs[TAG_BATCH][1], strict=True))
-        totals["conllu"] += sum(a[0] == b[0] for a, b in zip(runs[1][1], runs[TAG_BATCH][1], strict=True))
+        runs: dict[str, tuple[float, list[Fingerprint]]] = {}
+        for way in WAYS[number % 3:] + WAYS[:number % 3]:
+            decoder(stanza_own=way == "before")
+            parser.batch = TAG_BATCH if way == "batched_s" else 1
+            runs[way] = timed(parser.parse, part)
+        keep += runs["batched_s"][1]
+        for way in WAYS:
+            totals[way] += runs[way][0]
+        pairs = [(a, b, c) for a, b, c in zip(*(runs[w][1] for w in WAYS), strict=True)]
+        totals["same"] += sum(a == b == c for a, b, c in pairs)
+        totals["conllu"] += sum(a[0] == b[0] == c[0] for a, b, c in pairs)
+    decoder(stanza_own=False)
     return totals
 
 
@@ -104,10 +123,11 @@ def main() -> None:
     if opts.dump:
         Path(opts.dump).write_bytes(pickle.dumps(kept))
     n = len(texts)
-    print(table([["segments", "model load s", "per-segment sent/s", f"batched({TAG_BATCH}) sent/s", "speed-up",
-                  "identical (CoNLL-U+arcs)", "identical CoNLL-U"],
-                 [str(n), f"{t['load_s']:.1f}", f"{n / t['one_s']:.1f}", f"{n / t['batched_s']:.1f}",
-                  f"{t['one_s'] / t['batched_s']:.2f}x", f"{int(t['same'])}/{n}", f"{int(t['conllu'])}/{n}"]]))
+    print(table([["segments", "model load s", "before: per segment, Stanza's decoder", "per segment sent/s",
+                  f"batched({TAG_BATCH}) sent/s (now)", "now / before", "identical (all 3)", "identical CoNLL-U"],
+                 [str(n), f"{t['load_s']:.1f}", f"{n / t['before']:.1f}", f"{n / t['one_s']:.1f}",
+                  f"{n / t['batched_s']:.1f}", f"{t['before'] / t['batched_s']:.2f}x", f"{int(t['same'])}/{n}",
+                  f"{int(t['conllu'])}/{n}"]]))
     print(f"device {opts.device}; {os.cpu_count()} cores; load average before "
           f"{'/'.join(f'{x:.2f}' for x in load_before)}, after {'/'.join(f'{x:.2f}' for x in os.getloadavg())}")
     if t["same"] != n:
