@@ -37,7 +37,7 @@ def _scores(experiment: Path) -> dict[tuple[str, str], float]:
     return {(r[0], r[2]): float(r[6]) for r in rows}
 
 
-@pytest.mark.parametrize("language", ["ru", "fr", "es", "cs"])
+@pytest.mark.parametrize("language", ["ru", pytest.param("fr", marks=pytest.mark.slow), "es", "cs"])  # fr ~7 s
 def test_campaign_per_language(tmp_path: Path, language: str) -> None:
     entry = backends.LANGUAGES[language]
     if not backends.installed(entry):

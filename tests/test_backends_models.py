@@ -98,6 +98,7 @@ def test_warm_rerun_reads_the_cache(parsed: tuple[str, Annotator]) -> None:
     assert again.annotate([text, ""]) == first and again.parsed == 0
 
 
+@pytest.mark.slow  # ~3 s: in make test-all (the fast tier stays near 8 minutes)
 def test_another_model_never_reads_this_cache(tmp_path: Path) -> None:
     _installed("fr")
     from mteval.annotate.backends.spacy_backend import model_folder

@@ -136,6 +136,7 @@ def test_iqeval_takes_both_assessments_spellings(experiment: Path) -> None:
     assert single.stdout and set(single.stdout.splitlines()) <= set(double.stdout.splitlines())
 
 
+@pytest.mark.slow  # ~5 s: in make test-all (the fast tier stays near 8 minutes)
 def test_report_takes_both_assessments_spellings(experiment: Path) -> None:
     human, out = str(experiment.parent / "human.tsv"), experiment.parent
     for option, name in (("-assessments", "single.html"), ("--assessments", "double.html")):

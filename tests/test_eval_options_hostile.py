@@ -239,6 +239,7 @@ def test_resample_cap(experiment: Path, options: tuple[str, ...], words: tuple[s
 
 # ---- F20: -assessments --significance shows its p-values ----
 
+@pytest.mark.slow  # ~3 s: in make test-all (the fast tier stays near 8 minutes)
 def test_significance_table_shows_p_values(experiment: Path) -> None:
     human = experiment.parent / "human.tsv"  # the MQM judgements of the experiment's systems
     lines = MQM.read_text(encoding="utf-8").splitlines(keepends=True)

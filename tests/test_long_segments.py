@@ -372,6 +372,7 @@ def test_cesm_chunked_sweep_equals_one_sweep(seed: int, cells: int) -> None:
         cesm.MAX_CELLS = saved
 
 
+@pytest.mark.slow  # ~3 s: in make test-all (the fast tier stays near 8 minutes)
 def test_cesm_work_bound_gives_nan_not_a_crash() -> None:
     """A 2,000-word chain (DP of ~5e10 cells) is refused at once; a 2,000-word multi-sentence
     segment (counts past float64: long double) is scored within the memory cap."""

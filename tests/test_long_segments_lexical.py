@@ -51,7 +51,7 @@ def word_ids(*sides: list[str]) -> list[tuple[int, ...]]:
     return [tuple(ids.setdefault(w.lower(), len(ids)) for w in side) for side in sides]
 
 
-@pytest.mark.parametrize("kind", ["random", "shuffled"])
+@pytest.mark.parametrize("kind", [pytest.param("random", marks=pytest.mark.slow), "shuffled"])  # random ~3 s
 def test_long_pair_matches_sacrebleu(kind: str) -> None:
     # sacreBLEU's TER needs ~5 s for 150 words (~80 s for 1,000), so the in-process check stays short;
     # 130 words are well past the beam (50 cells), so the beam rows and the early stop are exercised

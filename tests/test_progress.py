@@ -66,6 +66,7 @@ def test_parsing_shows_a_bar_when_forced_and_none_in_a_pipe(tmp_path: Path) -> N
     assert "sent/s" not in piped.stderr and "\r" not in piped.stderr, piped.stderr
 
 
+@pytest.mark.slow  # ~4 s: in make test-all (the fast tier stays near 8 minutes)
 def test_quiet_turns_a_forced_bar_off(tmp_path: Path) -> None:
     quiet = iqsetup(small_syntactic_config(tmp_path), "1", "-q")
     assert quiet.returncode == 0, quiet.stderr

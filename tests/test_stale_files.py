@@ -179,6 +179,7 @@ def test_users_own_files_and_other_metrics(experiment: Path, tmp_path: Path) -> 
     _refused(run("iqeval", "-doOQ", "-M", "chrF", str(experiment)), "computed with other settings")
 
 
+@pytest.mark.slow  # ~3 s: in make test-all (the fast tier stays near 8 minutes)
 def test_a_learned_metric_follows_its_features(experiment: Path, tmp_path: Path) -> None:
     """A tuned metric (mteval tune) is shown while its feature files are those it was computed
     from; after a feature is computed again from a changed text, it is refused."""

@@ -176,7 +176,8 @@ def example(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("pooled", [False, True], ids=["one-process", "pool"])
+@pytest.mark.parametrize("pooled", [pytest.param(False, marks=pytest.mark.slow), True],  # ~7 s: in make test-all
+                         ids=["one-process", "pool"])
 def test_bars_finish_at_100_and_messages_and_warnings_have_their_own_lines(example: Path, pooled: bool) -> None:
     jobs = ["-j", "2"] if pooled else ["-j", "1"]
     env = {"MTEVAL_POOL_MIN_WORK": "0"} if pooled else {}
