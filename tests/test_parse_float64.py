@@ -106,7 +106,7 @@ def test_out_of_memory_parses_in_halves(caplog: pytest.LogCaptureFixture) -> Non
             raise RuntimeError("CUDA out of memory ... depparse_batch_size=400.") from oom()
         return [t.upper() for t in part]
 
-    parser_float64._SAID.clear()
+    parser_float64._say_halving.cache_clear()
     with caplog.at_level(logging.WARNING):
         got = parser_float64.parse_halving(parse, list("abcdefg"), lambda: resets.append(1), "cuda:0")
     assert got == list("ABCDEFG") and ["".join(c) for c in calls] == ["abcdefg", "abc", "a", "bc", "defg", "de", "fg"]

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from functools import cache
 from typing import Any
 
 from mteval.errors import DeviceError, quote
@@ -120,11 +121,7 @@ def _cuda_failure(exc: BaseException) -> bool:
                for e in found if e is not None)
 
 
-_SAID: set[str] = set()
-
-
+@cache
 def _say_halving(device: str) -> None:
     """One log line per device and process: the GPU ran out of memory, batches are halved."""
-    if device not in _SAID:
-        _SAID.add(device)
-        LOG.warning("annotation.device %s: out of GPU memory; parsing in smaller batches (same results)", device)
+    LOG.warning("annotation.device %s: out of GPU memory; parsing in smaller batches (same results)", device)
