@@ -4,11 +4,13 @@ One process, on the distinct cleaned segments of WMT21 ru-en (references and sys
 this order (each printed as it comes, so a run cut by its limit still has the first ones):
 
 * ``gpu float64 batched``: the GPU scheme (``mteval/annotate/parser_float64.py``), every segment in
-  the annotator's calls of 500; model load and a 64-segment warm-up timed apart;
+  the annotator's calls of 500; model load and a 64-segment warm-up timed apart; then one line of
+  where that pass spent its time (each Stanza processor, the tree decoder, mteval's NER tagger, the
+  rest: wall seconds, the GPU synchronised at each stage's end, so a stage's kernels count in it);
+* ``gpu float64 shuffled``: the first ``--shuffled`` segments again, shuffled, in other call sizes
+  (does a segment's result depend on its companions? every model is float64 since the last GPU run);
 * ``annotator``: ``--annotator N`` segments through the annotator (cache written) with each of
   ``--workers`` processes driving the GPU; are the caches identical?
-* ``gpu float64 shuffled``: the first ``--shuffled`` segments again, shuffled, in other call sizes
-  (does a segment's result depend on its companions?);
 * ``gpu OOM``: the 512 longest with the GPU's memory capped (the parser must retry in halves, same bytes);
 * ``gpu float64 alone``: the first ``--subset`` segments, one per call, the parser one sentence a batch;
 * ``gpu float32 today``: the same subset the way a GPU parsed before this scheme (float32, parser batch 1);
@@ -101,22 +103,72 @@ def first_pass(texts: list[str], subset: int, rows: Rows, kept: dict[str, list[F
     print("identity:", model_identity(gpu), flush=True)
     load, parser = loaded(gpu)
     warm, _ = parse_all(parser, texts[:64], 64)
-    seconds, first = parse_all(parser, texts, CALL)
+    with StageClock(parser) as clock:
+        seconds, first = parse_all(parser, texts, CALL)
     kept["gpu64"] = first[:subset]
     rows.add(["gpu float64 batched", str(len(texts)), f"{load:.1f} (+{warm:.1f} warm-up)",
               f"{len(texts) / seconds:.0f}", "reference"])
+    print(clock.line(seconds, len(texts)), flush=True)
     return parser, first
 
 
-def gpu_checks(parser: StanzaParser, texts: list[str], first: list[Fingerprint], subset: int, shuffled: int,
-               rows: Rows, kept: dict[str, list[Fingerprint]]) -> None:
-    """The first ``shuffled`` segments again in a shuffled order and other call sizes, the
-    out-of-memory retry, one segment per call, and the float32 per-sentence parse of before."""
+class StageClock:
+    """Wall time of each stage of a parse (Stanza's processors, the tree decoder, mteval's NER
+    tagger), the GPU synchronised at each stage's end; the stages' wrappers are removed on exit."""
+
+    def __init__(self, parser: StanzaParser) -> None:
+        from stanza.models.depparse import model as depparse_model
+
+        self.seconds: dict[str, float] = {}
+        self.places = [(proc, "process", name) for name, proc in parser.pipeline.processors.items()]
+        self.places.append((depparse_model, "chuliu_edmonds_one_root", "decoder (in depparse)"))
+        if parser.entity_tagger is not None:
+            self.places.append((parser.entity_tagger, "tag", "mteval NER"))
+        self.saved: list[tuple[object, str, object]] = []
+
+    def __enter__(self) -> StageClock:
+        import torch
+
+        sync = torch.cuda.synchronize if torch.cuda.is_available() else (lambda: None)
+        for owner, attribute, name in self.places:
+            original = getattr(owner, attribute)
+            self.saved.append((owner, attribute, original))
+
+            def timed(*args: object, _f: object = original, _name: str = name, **kwargs: object) -> object:
+                start = time.perf_counter()
+                out = _f(*args, **kwargs)  # type: ignore[operator]
+                sync()
+                self.seconds[_name] = self.seconds.get(_name, 0.0) + time.perf_counter() - start
+                return out
+
+            setattr(owner, attribute, timed)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for owner, attribute, original in reversed(self.saved):
+            setattr(owner, attribute, original)
+
+    def line(self, total: float, n: int) -> str:
+        """``stages (ms a sentence): tokenize 2.1, pos 1.0, ..., rest 0.4 of 17.2``."""
+        outer = sum(v for k, v in self.seconds.items() if not k.startswith("decoder"))
+        parts = [f"{k} {1000 * v / n:.2f}" for k, v in sorted(self.seconds.items(), key=lambda kv: -kv[1])]
+        return (f"stages, ms a sentence: {', '.join(parts)}, rest {1000 * (total - outer) / n:.2f} "
+                f"of {1000 * total / n:.2f}")
+
+
+def shuffled_check(parser: StanzaParser, texts: list[str], first: list[Fingerprint], shuffled: int,
+                   rows: Rows) -> None:
+    """The first ``shuffled`` segments again in a shuffled order and other call sizes."""
     order = list(range(min(shuffled, len(texts))))
     random.Random(7).shuffle(order)
     seconds, again = parse_all(replace_batch(parser, 128), [texts[i] for i in order], 256)
     rows.add(["gpu float64 shuffled, calls 256, tag batch 128", str(len(order)), "",
               f"{len(order) / seconds:.0f}", same(first[:len(order)], _unshuffle(again, order))])
+
+
+def gpu_checks(parser: StanzaParser, texts: list[str], first: list[Fingerprint], subset: int,
+               rows: Rows, kept: dict[str, list[Fingerprint]]) -> None:
+    """The out-of-memory retry, one segment per call, and the float32 per-sentence parse of before."""
     if parser.choice.device != "cpu":
         run_oom(replace_batch(parser, 1024), texts, first, rows)
     replace_batch(parser, 1).pipeline.processors["depparse"].config["batch_size"] = 1
@@ -217,6 +269,8 @@ def main() -> None:
     kept: dict[str, list[Fingerprint]] = {}
     try:  # the most wanted rows first: a run cut short still has them
         parser, first = (None, []) if opts.cpu_only else first_pass(texts, opts.subset, rows, kept, opts.device)
+        if parser is not None:
+            shuffled_check(parser, texts, first, opts.shuffled, rows)
         if opts.annotator:
             import tempfile
 
@@ -224,7 +278,7 @@ def main() -> None:
                 run_annotator(texts[: opts.annotator], opts.device, [int(w) for w in opts.workers.split(",")],
                               rows, Path(folder))
         if parser is not None:
-            gpu_checks(parser, texts, first, opts.subset, opts.shuffled, rows, kept)
+            gpu_checks(parser, texts, first, opts.subset, rows, kept)
         run_cpu(texts, opts.subset, rows, kept)
     finally:
         print(table(rows), flush=True)

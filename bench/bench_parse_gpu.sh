@@ -7,7 +7,7 @@
 #
 # Knobs: PYTHON (default python3: the device image's, which holds a CUDA torch), DATA (the WMT21
 # ru-en folder: ../shared/data/wmt21-ruen, else .gpu/wmt21-ruen, a copy carried with the tree),
-# SUBSET (100), ANNOTATOR (3000 segments), WORKERS (1,4,8), TIMEOUT (420 s), OUT (a new folder).
+# SUBSET (100), SHUFFLED (2000), ANNOTATOR (8000 segments: 16 calls of 500, whole rounds for 8 and 16 workers), WORKERS (8,16), TIMEOUT (480 s), OUT (a new folder).
 # Stanza and the packages it needs beyond the image's are installed from .whl/ when that folder is
 # there (docs/scaling.md, "For a session lent a GPU", says how to prepare it and the data copy).
 set -euo pipefail
@@ -33,6 +33,7 @@ if [[ -d $ROOT/.whl ]]; then
     export PYTHONPATH=/tmp/site:$ROOT
 fi
 export PYTHONUNBUFFERED=1
-run timeout -s INT "${TIMEOUT:-420}" "$PYTHON" -W ignore "$ROOT/bench/bench_parse_gpu.py" --data "$DATA" \
-    --subset "${SUBSET:-100}" --annotator "${ANNOTATOR:-3000}" --workers "${WORKERS:-1,4,8}" --out "$OUT"
+run timeout -s INT "${TIMEOUT:-480}" "$PYTHON" -W ignore "$ROOT/bench/bench_parse_gpu.py" --data "$DATA" \
+    --subset "${SUBSET:-100}" --shuffled "${SHUFFLED:-2000}" --annotator "${ANNOTATOR:-8000}" \
+    --workers "${WORKERS:-8,16}" --out "$OUT"
 echo "outputs in $OUT" >&2

@@ -123,6 +123,34 @@ def test_out_of_memory_on_one_segment_is_one_line() -> None:
         parser_float64.parse_halving(parse, ["hello"], lambda: None, "cuda:1")
 
 
+def test_a_segment_too_big_for_the_gpu_alone_is_parsed_on_the_cpu(caplog: pytest.LogCaptureFixture) -> None:
+    """The issue's ladder: smaller batches, then the CPU for the one segment, saying so."""
+    def parse(part: list[str]) -> list[str]:
+        if "long" in "".join(part):
+            raise RuntimeError("CUDA out of memory") from oom()
+        return [t.upper() for t in part]
+
+    on_cpu: list[list[str]] = []
+    parser_float64._say_halving.cache_clear()
+    with caplog.at_level(logging.WARNING):
+        got = parser_float64.parse_halving(parse, ["a", "long one", "b"], lambda: None, "cuda:0",
+                                           lambda part: on_cpu.append(list(part)) or [f"cpu:{t}" for t in part])
+    assert got == ["A", "cpu:long one", "B"] and on_cpu == [["long one"]]
+    assert caplog.messages[-1] == ("annotation.device cuda:0: out of GPU memory parsing one segment (8 characters) "
+                                   "alone; parsing it on the CPU (the same float64 scheme, the same results)")
+
+
+def test_the_cpu_fallback_gives_the_float64_schemes_bytes() -> None:
+    """StanzaParser's fallback: the same models and scheme on the CPU, loaded once."""
+    parser = StanzaParser(float64_choice())
+    segments = texts()[:4]
+    direct = [fingerprint(p) for p in parser.parse(segments)]
+    assert [fingerprint(p) for p in parser._parse_on_cpu(segments)] == direct
+    first = parser._cpu
+    parser._parse_on_cpu(segments[:1])
+    assert parser._cpu is first and first is not None and first.choice.device == "cpu"
+
+
 @pytest.mark.parametrize("failure", [
     RuntimeError("CUDA error: an illegal memory access was encountered\nCUDA kernel errors might be ..."),
     torch.AcceleratorError("CUDA error: unspecified launch failure"),

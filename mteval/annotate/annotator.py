@@ -65,7 +65,7 @@ AUTO_WORKERS = 4
 # On a GPU the CPU side bounds the parse (a profile on an H200: decoding, tokenizer and tagger data
 # preparation, document building; docs/annotation.md), so more processes drive the one GPU (each
 # holds its CUDA context and the float64 models: about 1 GB of GPU memory). Not yet measured on a
-# GPU: bench/bench_parse_gpu.sh times 1, 4 and 8 workers.
+# GPU: bench/bench_parse_gpu.sh times 8 and 16 workers (its first row is one process).
 AUTO_GPU_WORKERS = 8
 AUTO_PARALLEL_MIN = 200
 REMOTE_BATCHES_PER_SLOT = 4  # with a remote engine: batches per parallel slot (a lost worker costs little)

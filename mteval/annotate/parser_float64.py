@@ -82,12 +82,14 @@ def _mask_padding(model: Any) -> None:
 
 
 def parse_halving(parse: Callable[[Sequence[str]], list[Any]], texts: Sequence[str],
-                  reset: Callable[[], None], device: str) -> list[Any]:
+                  reset: Callable[[], None], device: str,
+                  on_cpu: Callable[[Sequence[str]], list[Any]] | None = None) -> list[Any]:
     """``parse(texts)``; on a GPU out-of-memory, ``reset()`` (which shrinks the parser's batches)
-    and the two halves one after the other, down to one segment, which is then one line
-    (DeviceError). Each result is the same whatever the batch (module docstring), so retrying
-    smaller changes no number. Another CUDA error (a GPU lost mid-run) is one line too. The
-    annotator commits nothing of a call that failed: what was committed stays, a new run resumes."""
+    and the two halves one after the other, down to one segment, which is then parsed by
+    ``on_cpu`` (the same scheme on the CPU, one log line) or, without it, one line (DeviceError).
+    Each result is the same whatever the batch and the device (module docstring), so retrying
+    smaller or on the CPU changes no number. Another CUDA error (a GPU lost mid-run) is one line.
+    The annotator commits nothing of a call that failed: what was committed stays, a new run resumes."""
     import torch  # noqa: PLC0415 - only when parsing
 
     try:
@@ -102,11 +104,21 @@ def parse_halving(parse: Callable[[Sequence[str]], list[Any]], texts: Sequence[s
         torch.cuda.empty_cache()
         reset()
         if len(texts) < 2:
-            raise DeviceError(f"annotation.device {device}: out of GPU memory parsing one segment "
-                              f"({len(texts[0])} characters) alone; free the GPU or use device: cpu") from None
+            return _alone_on_cpu(texts, device, on_cpu)
         _say_halving(device)
         half = len(texts) // 2
-        return parse_halving(parse, texts[:half], reset, device) + parse_halving(parse, texts[half:], reset, device)
+        return (parse_halving(parse, texts[:half], reset, device, on_cpu)
+                + parse_halving(parse, texts[half:], reset, device, on_cpu))
+
+
+def _alone_on_cpu(texts: Sequence[str], device: str, on_cpu: Callable[[Sequence[str]], list[Any]] | None) -> list[Any]:
+    """One segment that does not fit on the GPU alone: parsed on the CPU, saying so (or one line)."""
+    what = f"out of GPU memory parsing one segment ({len(texts[0])} characters) alone"
+    if on_cpu is None:
+        raise DeviceError(f"annotation.device {device}: {what}; free the GPU or use device: cpu")
+    LOG.warning("annotation.device %s: %s; parsing it on the CPU (the same float64 scheme, the same "
+                "results)", device, what)
+    return on_cpu(texts)
 
 
 def _cuda_failure(exc: BaseException) -> bool:

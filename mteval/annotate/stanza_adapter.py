@@ -304,6 +304,7 @@ class StanzaParser:
             if self.recorder is not None:
                 self.recorder.plus_zero = True
         self.entity_tagger = EntityTagger.load(Path(choice.paths["ner"])) if uses_entity_tagger(choice) else None
+        self._cpu: StanzaParser | None = None  # the same scheme on the CPU (_parse_on_cpu)
         loaded = [p for p in stanza_processors(choice) if p in self.pipeline.processors]
         self._first = [p for p in loaded if p in TOKENIZE_STAGE]
         self._rest = [p for p in loaded if p not in TOKENIZE_STAGE]
@@ -314,8 +315,15 @@ class StanzaParser:
         Each text's result is the same whatever else is in ``texts`` (see ``PARSE_SCHEME``,
         :data:`TAG_BATCH` and ``parser_float64``); on a GPU that runs out of memory, in halves."""
         if batches_parser(self.choice):
-            return parse_halving(self._parse, texts, self._shrink, self.choice.device)
+            return parse_halving(self._parse, texts, self._shrink, self.choice.device, self._parse_on_cpu)
         return self._parse(texts)
+
+    def _parse_on_cpu(self, texts: Sequence[str]) -> list[tuple[Sentence, ArcScores | None]]:
+        """Parse with the same models and scheme on the CPU (loaded once, when a segment does not
+        fit on the GPU alone: ``parser_float64.parse_halving``)."""
+        if self._cpu is None:
+            self._cpu = StanzaParser(replace(self.choice, device="cpu", device_class="cpu"), self.batch)
+        return self._cpu.parse(texts)
 
     def _shrink(self) -> None:
         """After a GPU out-of-memory: forget partial records, halve the parser's words a batch."""
