@@ -160,6 +160,7 @@ def bar(total: int, description: str, unit: str = "it", *, smoothing: float = 0.
         return
     shown, routed = None, False
     before = set(tqdm._instances) if hasattr(tqdm, "_instances") else set()
+    _may_draw(disable)
     try:  # from the bar's first draw (in tqdm's constructor) on, a Ctrl-C still clears it
         shown = tqdm(total=total, desc=description, unit=unit, disable=disable, leave=False, mininterval=0.5,
                      dynamic_ncols=True, smoothing=smoothing, bar_format=bar_format, postfix=postfix,
@@ -177,6 +178,18 @@ def bar(total: int, description: str, unit: str = "it", *, smoothing: float = 0.
             shown.close()  # cleared (leave=False): nothing stays where the next output goes
         if routed:
             _unroute()
+
+
+def _may_draw(disable: bool | None) -> None:
+    """A bar is about to be made that will draw (forced on, or standard error is a terminal): note it
+    before tqdm's constructor draws, so that a Ctrl-C landing inside that first draw still has
+    :func:`close_all` erase the line (tqdm's own bookkeeping of what it drew may be a step behind)."""
+    global _drawn
+    if disable is False:
+        _drawn = True
+        return
+    with suppress(Exception):
+        _drawn = _drawn or bool(_terminal().isatty())
 
 
 def _close(shown: Iterable[Any]) -> None:
