@@ -14,7 +14,7 @@ from mteval.io.corpus import DocumentIndex
 from mteval.metrics import registry
 from mteval.metrics.base import Side
 from mteval.metrics.rouge import unicode_raw_tokens
-from mteval.metrics.stemmers import base_language, snowball
+from mteval.metrics.stemmers import base_language, language_stemmer, snowball
 from mteval.store.iqxml import header, parse
 from tests.helpers import run
 
@@ -44,7 +44,8 @@ def test_meteor_stems_russian_and_says_so_in_its_signature() -> None:
     exact, stemmed = meteor("ru", "METEOR-ex"), meteor("ru", "METEOR-st")
     assert 0 < exact < stemmed < 1
     assert meteor("ru", "METEOR-sy") == meteor("ru", "METEOR-stsypa") == stemmed  # English resources: none
-    assert meteor("cs", "METEOR-st") == meteor("cs", "METEOR-ex")  # no Snowball stemmer for Czech
+    assert meteor("de-AT", "METEOR-st") == meteor("de-AT", "METEOR-ex") < 1  # German stems: none here
+    assert meteor("xx", "METEOR-st") == meteor("xx", "METEOR-ex")  # a language without a stemmer
     assert meteor("en", "METEOR-st") == meteor("en", "METEOR-ex")  # English's stemmer sees no stems here
     assert registry.create("METEOR", True, "ru").signature("METEOR-st").endswith("|language:ru|mteval:0.1.0")
     assert "language" not in registry.create("METEOR", True, "en").signature("METEOR-st")
@@ -87,3 +88,29 @@ def test_iqsetup_scores_russian_with_the_russian_stemmer(tmp_path: Path) -> None
     assert {m for m, s in signatures.items() if "|language:ru|" in s} == {"METEOR-ex", "METEOR-st", "ROUGE-1"}
     scores = {m: parse(folder / f"{m}.xml").scores.system for m in ("METEOR-ex", "METEOR-st")}
     assert 0 < scores["METEOR-ex"] < scores["METEOR-st"]
+
+
+CS_HYP = "Předseda mluvil se ženami o městech"
+CS_REF = "Předsedové mluvili se ženou o městu"
+
+
+def test_czech_stems_with_the_light_stemmer_and_says_so() -> None:
+    """Snowball has no Czech stemmer: METEOR's stem stage and ROUGE's -m use Dolamic & Savoy's light
+    one (``stemmer:czech-light`` in the signature; only ROUGE with -m names it)."""
+    assert snowball("cs") is None and language_stemmer("cs-CZ")("předsedové") == "předsd"
+    assert language_stemmer("ru") is snowball("ru") and language_stemmer("xx") is None
+    assert 0 < meteor("cs", "METEOR-ex", CS_HYP, CS_REF) < meteor("cs", "METEOR-st", CS_HYP, CS_REF) < 1
+    unstemmed, stemmed = rouge("cs", "ROUGE-1", CS_HYP, CS_REF, stem=False), rouge("cs", "ROUGE-1", CS_HYP, CS_REF)
+    assert unstemmed == pytest.approx(2 / 6, abs=1e-5) and stemmed == 1.0  # se, o; then every stem matches
+    assert registry.create("METEOR", True, "cs").signature("METEOR-ex").endswith(
+        "|language:cs|stemmer:czech-light|mteval:0.1.0")
+    assert "|language:cs|stem:True|stemmer:czech-light|" in registry.create("ROUGE", True, "cs").signature("ROUGE-1")
+    assert "stemmer" not in registry.create("ROUGE", True, "cs", stem=False).signature("ROUGE-1")
+    assert "stemmer" not in registry.create("ROUGE", True, "ru").signature("ROUGE-1")  # issue 36's unchanged
+
+
+def test_the_meteor_warning_names_the_stemmer() -> None:
+    from mteval.setup.scripts import english_only_warnings
+
+    assert "it stems with the Czech light stemmer (Dolamic & Savoy 2009);" in english_only_warnings(["METEOR"], "cs")[0]
+    assert "it has no stemmer for xx (no stem matches);" in english_only_warnings(["METEOR"], "xx")[0]

@@ -23,8 +23,9 @@ than 3 bytes are replaced by their WordNet-2.0 exception lemma or else their Por
 
 Outside English (the experiment's ``language:``, issue 36): tokens are the runs of letters and
 digits of any script, fully lower-cased, and ``-m`` stems those longer than 3 characters with the
-language's Snowball stemmer (none for Czech), as multilingual ROUGE implementations do (e.g. the
-XL-Sum authors'); the signature names the language. Not ROUGE-1.5.5's numbers, which for such text
+language's Snowball stemmer (Czech: the light stemmer of Dolamic & Savoy 2009, ``stemmer:czech-light``
+in the signature), as multilingual ROUGE implementations do (e.g. the XL-Sum authors'); the
+signature names the language. Not ROUGE-1.5.5's numbers, which for such text
 are about the ASCII letters left.
 
 Computation: tokens become ids (:class:`TokenIds`: one dict lookup per token once seen); the
@@ -52,7 +53,7 @@ from mteval.metrics.base import BOOTSTRAP, MEAN, MetricFamily, MetricInfo, Score
 from mteval.metrics.clipped_ngrams import clipped_ngram_hits
 from mteval.metrics.registry import register
 from mteval.metrics.rouge_bootstrap import bootstrap_average, bootstrap_averages
-from mteval.metrics.stemmers import base_language, porter_rouge, snowball
+from mteval.metrics.stemmers import base_language, language_stemmer, porter_rouge, stemmer_option
 
 RESOURCES = Path(__file__).resolve().parents[1] / "resources" / "rouge"
 # Order in which ROUGE's buildExeptionDB.pl inserted the lists (a later list overrides an earlier
@@ -162,12 +163,13 @@ class TokenIds(dict):  # type: ignore[type-arg]  # dict[bytes, int]
 
 class LanguageTokenIds(TokenIds):
     """:class:`TokenIds` outside English: :func:`unicode_raw_tokens`, and ``-m`` stemming with the
-    language's Snowball stemmer (tokens longer than 3 characters, as ROUGE's rule; no stemmer, as
-    for Czech: none) instead of WordNet exceptions and Porter."""
+    language's stemmer (:func:`stemmers.language_stemmer`: Snowball's, or Czech's light one; tokens
+    longer than 3 characters, as ROUGE's rule; none without a stemmer) instead of WordNet
+    exceptions and Porter."""
 
     def __init__(self, stem: bool, language: str) -> None:
         super().__init__(stem)
-        self.stemmer = snowball(language) if stem else None
+        self.stemmer = language_stemmer(language) if stem else None
 
     def final(self, raw: Any) -> str | None:
         return self.stemmer(raw) if self.stemmer is not None and len(raw) > 3 else raw
@@ -484,7 +486,7 @@ class RougeFamily(MetricFamily):
                  language: str = "en", **options: Any) -> None:
         language = base_language(language)
         if language != "en":  # in the signature outside English only: English files stay valid
-            options["language"] = language
+            options.update(language=language, **(stemmer_option(language) if stem else {}))
         super().__init__(case_sensitive, stem=stem, bootstrap=bootstrap, **options)
         self.stem = stem
         self.bootstrap = bootstrap

@@ -6,7 +6,8 @@
 * :func:`snowball_english`: the Snowball English ("Porter2") stemmer that METEOR's ``stem`` module
   uses (via the pure-Python ``snowballstemmer`` package).
 * :func:`snowball`: the Snowball stemmer of another language (issue 36), for METEOR's stem stage
-  and ROUGE's ``-m`` when the experiment's ``language:`` is not English.
+  and ROUGE's ``-m`` when the experiment's ``language:`` is not English; :func:`language_stemmer`
+  adds Czech's light stemmer (:mod:`mteval.metrics.stemmer_czech`), which Snowball lacks.
 
 Both are cached per unique word: the same word is never stemmed twice.
 """
@@ -16,6 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import cache, lru_cache
+
+from mteval.metrics.stemmer_czech import czech_light
 
 # Porter's word classes, written as ROUGE-1.5.5 writes them (``y`` is both a consonant and a vowel
 # for the regular expressions; backtracking decides).
@@ -147,3 +150,32 @@ def snowball(language: str) -> Callable[[str], str] | None:
 
     stemmer = snowballstemmer.stemmer(name)
     return cache(stemmer.stemWord)
+
+
+# Stemmers of languages Snowball has none for: ISO 639-1 code -> (name in the signatures, stemmer).
+LIGHT_STEMMERS: dict[str, tuple[str, Callable[[str], str]]] = {"cs": ("czech-light", czech_light)}
+
+
+def language_stemmer(language: str) -> Callable[[str], str] | None:
+    """The stemmer METEOR and ROUGE use outside English: Snowball's, else a light stemmer of
+    :data:`LIGHT_STEMMERS` (Czech), else None (no stem matches)."""
+    found = snowball(language)
+    light = LIGHT_STEMMERS.get(base_language(language))
+    return found if found is not None or light is None else light[1]
+
+
+def stemmer_option(language: str) -> dict[str, str]:
+    """What the signature adds for a light stemmer (``{"stemmer": "czech-light"}`` in Czech): a
+    Snowball stemmer is implied by the language (signatures of issue 36 unchanged)."""
+    light = LIGHT_STEMMERS.get(base_language(language))
+    return {"stemmer": light[0]} if light else {}
+
+
+def stemmer_description(language: str) -> str | None:
+    """``Snowball's Russian stemmer`` / ``the Czech light stemmer (Dolamic & Savoy 2009)`` / None."""
+    code = base_language(language)
+    if code in SNOWBALL_LANGUAGES:
+        return f"Snowball's {SNOWBALL_LANGUAGES[code].title()} stemmer"
+    if code in LIGHT_STEMMERS:
+        return "the Czech light stemmer (Dolamic & Savoy 2009)"
+    return None

@@ -22,7 +22,7 @@ from functools import lru_cache
 from mteval.errors import InputError
 from mteval.experiment.texts import LoadedTexts
 from mteval.io.corpus import Text
-from mteval.metrics.stemmers import SNOWBALL_LANGUAGES, base_language
+from mteval.metrics.stemmers import base_language, stemmer_description
 from mteval.setup.limits import line_of
 
 MIN_LETTERS = 50  # fewer letters say too little (a test set of numbers, names)
@@ -113,9 +113,8 @@ def english_only_warnings(families: Iterable[str], language: str) -> list[str]:
     code = base_language(language)
     if code == "en" or "METEOR" not in families:
         return []
-    stemmer = SNOWBALL_LANGUAGES.get(code)
-    stems = f"stems with Snowball's {stemmer.title()} stemmer" if stemmer else \
-        f"has no stemmer for {code} (no stem matches)"
+    stemmer = stemmer_description(code)
+    stems = f"stems with {stemmer}" if stemmer else f"has no stemmer for {code} (no stem matches)"
     return [f"METEOR: for language {language} it {stems}; its synonym and paraphrase stages match nothing and no "
             f"word counts as a function word (METEOR 1.5's are English), its parameters are English's: its "
             f"scores are not METEOR 1.5's -l {language} ones (docs/languages.md)"]

@@ -20,7 +20,8 @@ Variants (IQMT name / Asiya name: modules, weights):
   1.0 0.6 0.8 (the module sits in the synonym slot, as ``METEOR-pa``'s paraphrase module does).
 
 Outside English (``language:`` other than ``en``, issue 36): the stem stage uses the language's
-Snowball stemmer (none for Czech: no stem matches), the synonym, WordNet-stem and paraphrase stages
+Snowball stemmer (Czech: the light stemmer of Dolamic & Savoy 2009, named in the signature as
+``stemmer:czech-light``; a language with neither: no stem matches), the synonym, WordNet-stem and paraphrase stages
 match nothing (their resources are English), and no word counts as a function word (Meteor's list is
 English); the parameters stay English's. The signature then names the language. These are not
 Meteor 1.5's ``-l LANG`` scores (its own parameters, function words and paraphrase tables).
@@ -46,7 +47,7 @@ from mteval.metrics.meteor.alignment import Matcher, align
 from mteval.metrics.meteor.scoring import MODULE_WEIGHTS, N_STATS, alignment_stats, meteor_scores
 from mteval.metrics.registry import canonical, register
 from mteval.metrics.segment_cache import PAIR_CACHE_LIMIT, SegmentCache
-from mteval.metrics.stemmers import base_language, snowball
+from mteval.metrics.stemmers import base_language, language_stemmer, stemmer_option
 
 MODULES: dict[str, tuple[str, ...]] = {
     "MTR-exact": ("exact",), "METEOR-ex": ("exact",),
@@ -74,7 +75,7 @@ def _matcher(name: str, language: str = "en") -> Matcher:
     English (issue 36): ``stem`` with the language's Snowball stemmer (none: no stem matches), no
     synonym, WordNet-stem or paraphrase matches (Meteor's resources for them are English)."""
     if language != "en":
-        stemmer = snowball(language)
+        stemmer = language_stemmer(language)
         if name == "exact":
             return matchers.exact
         return matchers.stem_with(stemmer) if name == "stem" and stemmer is not None else matchers.nothing
@@ -101,7 +102,7 @@ class MeteorFamily(StatsFamily):
     def __init__(self, case_sensitive: bool = True, language: str = "en", **options: Any) -> None:
         self.language = base_language(language)
         if self.language != "en":  # in the signature outside English only: English files stay valid
-            options["language"] = self.language
+            options.update(language=self.language, **stemmer_option(self.language))
         super().__init__(case_sensitive, **options)
         self._function_words: frozenset[str] | None = None if self.language == "en" else frozenset()
         # bounded (segment_cache): large enough for a multi-reference set's pairs met again (A, B, then A_B)
