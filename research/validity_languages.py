@@ -191,7 +191,7 @@ def setup(out: Path, keys: Sequence[str], jobs: int) -> None:
         if key == "enru-da":
             continue
         start, cpu = time.time(), os.times()
-        subprocess.run(["iqsetup", "-q", "-j", str(jobs), str(out / FOLDER[key] / "experiment.yaml")], check=True)
+        subprocess.run([*vs.IQSETUP, "-q", "-j", str(jobs), str(out / FOLDER[key] / "experiment.yaml")], check=True)
         end = os.times()
         used = (end.children_user - cpu.children_user) + (end.children_system - cpu.children_system)
         path = out / "tables" / "timings.tsv"

@@ -176,11 +176,15 @@ def run_cli(main: str, argv: list[str], out: Path) -> str:
     return buffer.getvalue()
 
 
+# iqsetup of this interpreter's mteval (a bare ``iqsetup`` may be another environment's on PATH)
+IQSETUP = [sys.executable, "-m", "mteval.cli.iqsetup"]
+
+
 def setup(out: Path, names: Sequence[str], jobs: int = 2) -> None:
     """``iqsetup -j JOBS`` of every experiment (parsing happens here, once per distinct sentence)."""
     for name in names:
         config = out / f"wmt21-{name}" / "experiment.yaml"
-        subprocess.run(["iqsetup", "-q", "-j", str(jobs), str(config)], check=True)
+        subprocess.run([*IQSETUP, "-q", "-j", str(jobs), str(config)], check=True)
 
 
 def _records(text: str) -> list[dict[str, str]]:
