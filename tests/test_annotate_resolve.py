@@ -18,6 +18,7 @@ def no_official(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+@pytest.mark.models
 def test_embedded_models_when_nothing_else(no_official: Path) -> None:
     choice = resolve_models("en", PROCS)
     assert choice.source == "embedded" and choice.directory == EMBEDDED["en"]
@@ -26,6 +27,7 @@ def test_embedded_models_when_nothing_else(no_official: Path) -> None:
     assert all(f"{p}=" in ident for p in PROCS)
 
 
+@pytest.mark.models
 def test_official_models_win_over_embedded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "en" / "pos").mkdir(parents=True)
     (tmp_path / "en" / "pos" / "combined.pt").write_bytes(b"x")
@@ -39,6 +41,7 @@ def test_official_models_win_over_embedded(tmp_path: Path, monkeypatch: pytest.M
     assert model_identity(choice) != before
 
 
+@pytest.mark.models
 def test_explicit_paths_override_and_are_checked(no_official: Path) -> None:
     parser = no_official / "my_parser.pt"
     parser.write_bytes(b"weights")
@@ -57,6 +60,7 @@ def test_unknown_language_without_models_is_a_config_error(no_official: Path) ->
         resolve_models("xx", PROCS)
 
 
+@pytest.mark.models
 def test_ner_is_on_by_default_and_done_by_the_embedded_tagger(no_official: Path) -> None:
     from mteval.annotate.stanza_adapter import (
         DEFAULT_PROCESSORS,

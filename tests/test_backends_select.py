@@ -92,6 +92,7 @@ def test_stanza_options_are_refused_for_other_backends(tmp_path: Path) -> None:
         identity_of("fr", backend="spacy", model_paths={"depparse": str(tmp_path / "x.pt")})
 
 
+@pytest.mark.models
 def test_stanza_model_files_still_choose_stanza_for_any_language(no_official: Path) -> None:
     from mteval.annotate.annotator import identity_of
 

@@ -181,6 +181,7 @@ def _alive(pid: int) -> bool:
     return status.exists() and "State:\tZ" not in status.read_text()
 
 
+@pytest.mark.models
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
 def test_parse_workers_stop_when_iqsetup_is_killed(tmp_path: Path) -> None:
     """``kill -9`` of iqsetup while its parse workers run: they leave within seconds instead of

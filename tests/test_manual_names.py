@@ -118,6 +118,7 @@ def experiment(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Path
     return configs, expected
 
 
+@pytest.mark.models
 @pytest.mark.parametrize("name", list(MANUAL))
 def test_manual_name(name: str, experiment: tuple[dict[str, Path], dict]) -> None:
     configs, expected = experiment
@@ -127,6 +128,7 @@ def test_manual_name(name: str, experiment: tuple[dict[str, Path], dict]) -> Non
     _check(ours, expected, name)
 
 
+@pytest.mark.models
 def test_manual_names_at_system_level(experiment: tuple[dict[str, Path], dict]) -> None:
     configs, expected = experiment
     seen = set()
@@ -138,6 +140,7 @@ def test_manual_names_at_system_level(experiment: tuple[dict[str, Path], dict]) 
     assert seen == set(MANUAL)
 
 
+@pytest.mark.models
 def test_comma_in_a_name_of_a_list(experiment: tuple[dict[str, Path], dict]) -> None:
     """-M 'SR-Or,w-*,SR-Or(*)': two names (the first has a comma), one metric shown once."""
     configs, _ = experiment
@@ -147,6 +150,7 @@ def test_comma_in_a_name_of_a_list(experiment: tuple[dict[str, Path], dict]) -> 
     assert "metric SR-Or(*) is the same as SR-Or,w-*; used once as SR-Or,w-*" in shown.stderr
 
 
+@pytest.mark.models
 def test_ne_star_spellings_mean_different_metrics(experiment: tuple[dict[str, Path], dict]) -> None:
     """The data tells NE-Oe(*) from NE-Oe(**) (so the NE rows above can catch a swap)."""
     _, expected = experiment

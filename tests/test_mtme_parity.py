@@ -133,7 +133,22 @@ def test_williams_identical_metrics() -> None:
 
 # ---- 3. tie calibration: their loop replayed, and the exact search ----
 
+def oracle_sums_floats_as_here() -> bool:
+    """Whether this Python's built-in ``sum()`` of floats is the one the oracle was made with: 3.12
+    made it compensated (Neumaier), and mt-metrics-eval's tie search starts from a ``sum()`` (as
+    :func:`wmt_stats.mtme_search` replays it), so their last bits depend on the Python version."""
+    made_with = tuple(int(x) for x in expected()["provenance"]["python"].split(".")[:2])
+    compensated_here = sum([1.0, 1e100, 1.0, -1e100]) == 2.0
+    return compensated_here == (made_with >= (3, 12))
+
+
+MTME_SUM = "the oracle comes from Python {}, whose float sum() differs from this one's (3.12 compensates): " \
+    "mt-metrics-eval's tie search would change its last bits here too; the exact search is checked below"
+
+
 def test_tie_calibration_search_mtme_is_bit_equal() -> None:
+    if not oracle_sums_floats_as_here():
+        pytest.skip(MTME_SUM.format(expected()["provenance"]["python"]))
     for c in expected()["tau"]:
         result = w.tie_calibration(matrix(c["human"]), matrix(c["metric"]), c["variant"], c["average_by"],
                                    search="mtme")
@@ -173,6 +188,8 @@ def test_permutation_tests_equal_mtme(index: int) -> None:
     """Their coins (``stream="mtme"``, after np.random.seed(seed)): p, delta and every draw exactly,
     early stopping included (blocks of 50, 0.02 / 0.5)."""
     c = expected()["permutation"][index]
+    if c["statistic"] in ("acc_eq", "tau_eq") and not oracle_sums_floats_as_here():  # their tie search
+        pytest.skip(MTME_SUM.format(expected()["provenance"]["python"]))
     h, a, b = matrix(c["human"]), matrix(c["a"]), matrix(c["b"])
     if c["test"] == "scores":
         result = s.permutation_sig_diff(c["statistic"], h, a, b, c["average_by"], c["k"],

@@ -175,6 +175,7 @@ def test_a_killed_worker_is_one_line_and_the_next_run_resumes(tmp_path: Path) ->
     assert tree(tmp_path / "cache") == tree(tmp_path / "clean" / "cache")
 
 
+@pytest.mark.models
 def test_units_are_built_when_handed_out_so_lexical_work_starts_before_the_parses_load(tmp_path: Path) -> None:
     """The pool rule counts the work without building a unit; the lexical units are built (and go
     to the workers) without touching the parses; the first syntactic unit loads them."""

@@ -12,13 +12,15 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from stanza.models.common.doc import Document
 
-from mteval.annotate.annotator import Annotator
-from mteval.annotate.chunking import MAX_PARSE_WORDS
-from mteval.annotate.model import ArcScores, Sentence, to_conllu
-from mteval.annotate.stanza_adapter import StanzaParser, available_processors, resolve_models
-from mteval.annotate.textprep import prepare_text
+pytest.importorskip("stanza", reason="needs Stanza and torch: pip install -e '.[syntax]'")
+from stanza.models.common.doc import Document  # noqa: E402
+
+from mteval.annotate.annotator import Annotator  # noqa: E402
+from mteval.annotate.chunking import MAX_PARSE_WORDS  # noqa: E402
+from mteval.annotate.model import ArcScores, Sentence, to_conllu  # noqa: E402
+from mteval.annotate.stanza_adapter import StanzaParser, available_processors, resolve_models  # noqa: E402
+from mteval.annotate.textprep import prepare_text  # noqa: E402
 
 pytestmark = pytest.mark.models
 

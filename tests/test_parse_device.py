@@ -9,14 +9,16 @@ import logging
 from pathlib import Path
 
 import pytest
-import torch
 
-from mteval.annotate import stanza_adapter
-from mteval.annotate.annotator import _cpu_only, identity_of
-from mteval.annotate.chunking import MAX_PARSE_WORDS, MAX_SEGMENT_WORDS
-from mteval.annotate.conllu_cache import cache_key
-from mteval.annotate.parser_float64 import SCHEME
-from mteval.annotate.stanza_adapter import (
+torch = pytest.importorskip("torch", reason="needs Stanza and torch: pip install -e '.[syntax]'")
+pytest.importorskip("stanza", reason="needs Stanza and torch: pip install -e '.[syntax]'")
+
+from mteval.annotate import stanza_adapter  # noqa: E402
+from mteval.annotate.annotator import _cpu_only, identity_of  # noqa: E402
+from mteval.annotate.chunking import MAX_PARSE_WORDS, MAX_SEGMENT_WORDS  # noqa: E402
+from mteval.annotate.conllu_cache import cache_key  # noqa: E402
+from mteval.annotate.parser_float64 import SCHEME  # noqa: E402
+from mteval.annotate.stanza_adapter import (  # noqa: E402
     ModelChoice,
     check_device,
     model_identity,
@@ -24,9 +26,9 @@ from mteval.annotate.stanza_adapter import (
     resolve_device,
     resolve_models,
 )
-from mteval.cli import iqsetup
-from mteval.errors import ConfigError
-from mteval.experiment.loading import load
+from mteval.cli import iqsetup  # noqa: E402
+from mteval.errors import ConfigError  # noqa: E402
+from mteval.experiment.loading import load  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -14,14 +14,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
-from test_parse_batching import cache_digest, fingerprint, texts
 
-from mteval.annotate import annotator as annotator_module
-from mteval.annotate import parser_float64
-from mteval.annotate.annotator import Annotator
-from mteval.annotate.arc_capture import ArcRecorder
-from mteval.annotate.stanza_adapter import (
+torch = pytest.importorskip("torch", reason="needs Stanza and torch: pip install -e '.[syntax]'")
+pytest.importorskip("stanza", reason="needs Stanza and torch: pip install -e '.[syntax]'")
+from test_parse_batching import cache_digest, fingerprint, texts  # noqa: E402
+
+from mteval.annotate import annotator as annotator_module  # noqa: E402
+from mteval.annotate import parser_float64  # noqa: E402
+from mteval.annotate.annotator import Annotator  # noqa: E402
+from mteval.annotate.arc_capture import ArcRecorder  # noqa: E402
+from mteval.annotate.stanza_adapter import (  # noqa: E402
     GPU_TAG_BATCH,
     ModelChoice,
     StanzaParser,
@@ -30,7 +32,7 @@ from mteval.annotate.stanza_adapter import (
     on_device,
     resolve_models,
 )
-from mteval.errors import DeviceError
+from mteval.errors import DeviceError  # noqa: E402
 
 pytestmark = pytest.mark.models
 

@@ -56,6 +56,7 @@ def test_references_in_the_languages_script(tmp_path: Path, references: list[str
     assert caught.value.line == 1 and str(caught.value.path).endswith("ref.txt")
 
 
+@pytest.mark.models
 def test_iqsetup_refuses_before_writing_anything(tmp_path: Path) -> None:
     """The installed command: one line naming file and line, exit 2, no score file (the lexical ones
     neither); the same references with language: ru, or with lexical metrics only, run."""
