@@ -93,6 +93,7 @@ def shards(cache: Path) -> list[Path]:
     return sorted((cache / "annotation").glob("*.keys"))
 
 
+@pytest.mark.models
 @pytest.mark.parametrize("damage", sorted(DAMAGE))
 def test_damaged_shard_is_detected_dropped_and_reparsed(damage: str, tmp_path: Path,
                                                         caplog: pytest.LogCaptureFixture) -> None:
@@ -116,6 +117,7 @@ def test_damaged_shard_is_detected_dropped_and_reparsed(damage: str, tmp_path: P
     assert not caplog.records
 
 
+@pytest.mark.models
 @pytest.mark.parametrize("umask", [0o022, 0o027])
 def test_files_get_the_umask_mode(umask: int, tmp_path: Path) -> None:
     old = os.umask(umask)
@@ -129,6 +131,7 @@ def test_files_get_the_umask_mode(umask: int, tmp_path: Path) -> None:
     assert not list((tmp_path / "annotation").glob("*.tmp")) and not list((tmp_path / "annotation").glob(".*.tmp"))
 
 
+@pytest.mark.models
 def test_a_killed_runs_temporary_files_are_removed_by_the_next_writer(tmp_path: Path) -> None:
     fingerprints(annotator(tmp_path, FakeParser()), TEXTS[:2])
     stale = [tmp_path / "annotation" / n for n in (".1-000001-abc.conllu.99999.3.tmp", "1-0-abc.npz.99999.tmp.npz")]
@@ -140,6 +143,7 @@ def test_a_killed_runs_temporary_files_are_removed_by_the_next_writer(tmp_path: 
     assert not any(p.exists() for p in stale)
 
 
+@pytest.mark.models
 def test_concurrent_runs_parse_each_segment_once(tmp_path: Path) -> None:
     """Two annotators on one cache (separate lock descriptions, as two processes would have)."""
     parsers = [FakeParser(delay=0.3), FakeParser(delay=0.3)]

@@ -450,6 +450,7 @@ def parse_with(tmp: Path, monkeypatch: pytest.MonkeyPatch, texts: list[str], wor
     return moves, fingerprints(ann, texts)
 
 
+@pytest.mark.models
 def test_the_parse_bar_moves_every_few_texts_and_the_parses_stay_the_same(tmp_path: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     from mteval.annotate.annotator import PROGRESS_STEP
