@@ -4,6 +4,11 @@ Usage: ``python generate.py /path/to/mt-metrics-eval [COMMIT]`` (a checkout of
 google-research/mt-metrics-eval; only its ``stats.py``, ``pce.py`` and ``tau_optimization.py`` are
 imported, with numpy and scipy). Nothing of it is copied here: this script builds random inputs,
 calls their functions and writes inputs and outputs as JSON with the commit and the calls made.
+
+Run it twice, on each side of Python 3.12 (which made the built-in float ``sum()`` compensated, and
+so changed the last bits of mt-metrics-eval's tie search): on Python 3.11 for ``expected.json``, and
+on Python 3.12 or later for ``expected-python3.13.json.xz`` (this script's ``expected.json`` then
+``xz -9``); ``tests/test_mtme_parity.py`` reads the one that matches the Python running it.
 """
 
 from __future__ import annotations
