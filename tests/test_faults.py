@@ -72,6 +72,7 @@ def clean(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, float]:
     return config, time.monotonic() - started
 
 
+@pytest.mark.models
 @pytest.mark.slow
 def test_kill_9_at_random_moments_then_resume(clean: tuple[Path, float], tmp_path: Path) -> None:
     """At least KILLS kills during start-up, parsing, scoring and file writes; every completed
@@ -102,6 +103,7 @@ def test_kill_9_at_random_moments_then_resume(clean: tuple[Path, float], tmp_pat
     assert not [p for p in (config.parent / "cache").rglob(".*.tmp")], "a killed run's temporary file stayed"
 
 
+@pytest.mark.models
 @pytest.mark.slow
 def test_two_runs_on_one_cache(clean: tuple[Path, float], tmp_path: Path) -> None:
     """Started a second apart on one cache: one waits for the other, both finish, nothing is
@@ -119,6 +121,7 @@ def test_two_runs_on_one_cache(clean: tuple[Path, float], tmp_path: Path) -> Non
     assert score_files(config) == score_files(clean_config)
 
 
+@pytest.mark.models
 @pytest.mark.slow
 def test_other_locale_and_hash_seed_give_identical_files(clean: tuple[Path, float], tmp_path: Path) -> None:
     clean_config, _ = clean

@@ -56,6 +56,7 @@ def serial(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.C
     return config, result
 
 
+@pytest.mark.models
 @pytest.mark.slow
 def test_two_jobs_write_the_same_cache_byte_for_byte(serial: tuple[Path, subprocess.CompletedProcess[str]],
                                                       tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -77,6 +78,7 @@ def test_two_jobs_write_the_same_cache_byte_for_byte(serial: tuple[Path, subproc
     assert summary(result.stderr) == summary(first.stderr).replace(str(config.parent), str(parallel.parent))
 
 
+@pytest.mark.models
 @pytest.mark.slow
 def test_engine_jobs_in_the_experiment_file(serial: tuple[Path, subprocess.CompletedProcess[str]],
                                             tmp_path: Path) -> None:

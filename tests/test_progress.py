@@ -54,6 +54,7 @@ def iqsetup(config: Path, progress_env: str, *options: str) -> subprocess.Comple
     return subprocess.run(["iqsetup", *options, str(config)], capture_output=True, text=True, env=env, timeout=600)
 
 
+@pytest.mark.models
 @pytest.mark.slow
 def test_parsing_shows_a_bar_when_forced_and_none_in_a_pipe(tmp_path: Path) -> None:
     (tmp_path / "forced").mkdir()
@@ -66,6 +67,7 @@ def test_parsing_shows_a_bar_when_forced_and_none_in_a_pipe(tmp_path: Path) -> N
     assert "sent/s" not in piped.stderr and "\r" not in piped.stderr, piped.stderr
 
 
+@pytest.mark.models
 @pytest.mark.slow  # ~4 s: in make test-all (the fast tier stays near 8 minutes)
 def test_quiet_turns_a_forced_bar_off(tmp_path: Path) -> None:
     quiet = iqsetup(small_syntactic_config(tmp_path), "1", "-q")

@@ -198,6 +198,7 @@ def test_dependency_chains_unit() -> None:
     assert unmatched(sentence("the"), sentence("the")) == ([], [])
 
 
+@pytest.mark.models
 @pytest.mark.slow
 def test_dependency_chains_from_cached_parses(tmp_path: Path) -> None:
     """With a DP metric the drill-down lists unmatched head-word chains from the annotation cache;
