@@ -152,8 +152,11 @@ def snowball(language: str) -> Callable[[str], str] | None:
     return cache(stemmer.stemWord)
 
 
-# Stemmers of languages Snowball has none for: ISO 639-1 code -> (name in the signatures, stemmer).
-LIGHT_STEMMERS: dict[str, tuple[str, Callable[[str], str]]] = {"cs": ("czech-light", czech_light)}
+# Stemmers of languages Snowball has none for: ISO 639-1 code -> (name in the signatures, what the
+# warning lines call it, the stemmer).
+LIGHT_STEMMERS: dict[str, tuple[str, str, Callable[[str], str]]] = {
+    "cs": ("czech-light", "the Czech light stemmer (Dolamic & Savoy 2009)", czech_light),
+}
 
 
 def language_stemmer(language: str) -> Callable[[str], str] | None:
@@ -161,7 +164,7 @@ def language_stemmer(language: str) -> Callable[[str], str] | None:
     :data:`LIGHT_STEMMERS` (Czech), else None (no stem matches)."""
     found = snowball(language)
     light = LIGHT_STEMMERS.get(base_language(language))
-    return found if found is not None or light is None else light[1]
+    return found if found is not None or light is None else light[2]
 
 
 def stemmer_option(language: str) -> dict[str, str]:
@@ -176,6 +179,4 @@ def stemmer_description(language: str) -> str | None:
     code = base_language(language)
     if code in SNOWBALL_LANGUAGES:
         return f"Snowball's {SNOWBALL_LANGUAGES[code].title()} stemmer"
-    if code in LIGHT_STEMMERS:
-        return "the Czech light stemmer (Dolamic & Savoy 2009)"
-    return None
+    return LIGHT_STEMMERS[code][1] if code in LIGHT_STEMMERS else None

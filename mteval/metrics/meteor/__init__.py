@@ -72,8 +72,9 @@ def meteor_tokens(text: str) -> tuple[str, ...]:
 
 def _matcher(name: str, language: str = "en") -> Matcher:
     """The matcher function of a module name (the paraphrase table is loaded lazily). Outside
-    English (issue 36): ``stem`` with the language's Snowball stemmer (none: no stem matches), no
-    synonym, WordNet-stem or paraphrase matches (Meteor's resources for them are English)."""
+    English (issue 36): ``stem`` with the language's stemmer (``stemmers.language_stemmer``: Snowball's
+    or Czech's light one; none: no stem matches), no synonym, WordNet-stem or paraphrase matches
+    (Meteor's resources for them are English)."""
     if language != "en":
         stemmer = language_stemmer(language)
         if name == "exact":

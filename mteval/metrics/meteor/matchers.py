@@ -41,7 +41,7 @@ def stem(module: int, stage: Stage) -> None:
 
 
 def stem_with(stemmer: Callable[[str], str]) -> Matcher:
-    """The stem matcher of another language's stemmer (issue 36: Snowball's, :func:`stemmers.snowball`)."""
+    """The stem matcher of another language's stemmer (issue 36: :func:`stemmers.language_stemmer`)."""
     def stem_other(module: int, stage: Stage) -> None:
         _stem_matches(stemmer, module, stage)
     return stem_other
