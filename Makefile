@@ -13,7 +13,7 @@ endif
 PIP ?= $(PYTHON) -m pip
 CONFIG ?= configs/example.yaml
 
-.PHONY: install demo demo-syntax test test-all research-test lint bench clean models models-eval models-long
+.PHONY: install demo demo-syntax test test-all test-lexical research-test lint bench clean models models-eval models-long
 
 install:  # torch first, pinned to the CPU build (a plain `torch` requirement pulls a multi-GB CUDA build)
 	@bash tools/install.sh '$(HOST_PYTHON)' '$(VENV)' '$(EXTRAS)'
@@ -53,6 +53,13 @@ test: install lint
 
 test-all: install lint
 	$(PYTHON) -m pytest -q -p no:cacheprovider -rs tests research/tests
+
+# The fast tier in a lexical-only environment (the `test` extra, no Stanza/torch: the parsing tests
+# skip with their reason), in its own venv, on any Python: make test-lexical PYTHON=python3.13.
+# CI runs it on the oldest supported and the newest Python it finds (.ci/run; docs/install.md).
+LEXICAL_VENV ?= build/venv-lexical
+test-lexical:
+	$(MAKE) test VENV=$(LEXICAL_VENV) EXTRAS=test
 
 research-test: install
 	$(PYTHON) -m pytest -q -p no:cacheprovider -rs research/tests

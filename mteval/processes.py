@@ -36,10 +36,17 @@ def stop_workers(pool: Any) -> None:
     """Terminate the worker processes of a ``concurrent.futures.ProcessPoolExecutor`` now: for a run
     that ends early (Ctrl-C, an error in the parent), whose ``shutdown`` would otherwise wait for the
     tasks the workers are running and those already queued to them (minutes of parsing or scoring
-    when only the parent was interrupted). Its ``shutdown`` still has to be called."""
+    when only the parent was interrupted). Its ``shutdown`` still has to be called.
+
+    The parent's read end of the pool's task pipe is closed too, as Python 3.11+ does itself once
+    the pool is broken (CPython issue 94777): on Python 3.10 the thread that writes queued tasks into
+    that pipe otherwise blocks forever on a full pipe nobody reads, and ``shutdown`` with it (Ctrl-C
+    of ``iqsetup -j 2`` hung; ``tests/test_processes.py``)."""
     for process in list((getattr(pool, "_processes", None) or {}).values()):
         with contextlib.suppress(OSError, ValueError, AttributeError):  # already gone, or closed
             process.terminate()
+    with contextlib.suppress(OSError, AttributeError):
+        pool._call_queue._reader.close()
 
 
 def exit_without_teardown() -> None:

@@ -22,8 +22,8 @@ from conftest import ROOT, SHARED
 DOCUMENTS = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
 SHELL_BLOCK = re.compile(r"^```(?:sh|bash|shell)\n(.*?)^```", re.S | re.M)
 COMMANDS = ("iqsetup", "iqeval", "IQsetup", "IQeval", "mteval", "make")
-MAKE_DRY_RUN = ("demo", "demo-syntax", "test", "test-all", "research-test", "install", "bench", "models", "models-eval",
-                "lint", "clean")
+MAKE_DRY_RUN = ("demo", "demo-syntax", "test", "test-all", "test-lexical", "research-test", "install", "bench",
+                "models", "models-eval", "lint", "clean")
 # Documents whose commands take more than a few seconds on two cores (the campaign of
 # meta-evaluation.md: ~80 s): left to ``make test-all`` (marker ``slow``).
 SLOW_DOCUMENTS = {"README.md", "meta-evaluation.md", "report.md", "scaling.md", "significance-systems.md",

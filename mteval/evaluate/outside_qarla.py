@@ -118,14 +118,14 @@ class SubsetTexts:
     def statistics(self, family_name: str, target: str, references: tuple[str, ...], rows: np.ndarray) -> np.ndarray:
         """One statistics row per selected segment (``rows``, 0-based), computed on those lines alone."""
         key = (family_name, references, rows.tobytes())
-        if (target, *key) not in self._stats:
+        full = (target, *key)
+        if full not in self._stats:
             family = self._family(family_name)
             sides = [side for name in references for side in self.sides(name)]
             if key not in self._prepared:
                 self._prepared[key] = family.prepare([side.rows(rows) for side in sides])
-            self._stats[(target, *key)] = family.subset_stats(self.sides(target)[0], sides, rows,
-                                                              self._prepared[key])
-        return self._stats[(target, *key)]
+            self._stats[full] = family.subset_stats(self.sides(target)[0], sides, rows, self._prepared[key])
+        return self._stats[full]
 
     def _family(self, name: str) -> StatsFamily:
         if name not in self._families:

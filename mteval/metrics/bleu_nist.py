@@ -87,9 +87,9 @@ def bleu_scores(stats: np.ndarray, order: int, individual: bool) -> np.ndarray:
     hyp_len, ref_len = stats[:, HYP_LEN], stats[:, REF_LEN]
     with np.errstate(divide="ignore", invalid="ignore"):
         bp = np.where(hyp_len > 0, np.exp(np.minimum(0.0, 1.0 - ref_len / hyp_len)), 0.0)
-        smooth = np.ones(len(stats))
-        total = np.zeros(len(stats))
-        log_p = total
+        smooth: np.ndarray = np.ones(len(stats))
+        total: np.ndarray = np.zeros(len(stats))
+        log_p: np.ndarray = total
         for j in range(order):
             matches, count = stats[:, MATCH][:, j], stats[:, COUNT][:, j]
             no_match = (count > 0) & (matches == 0)

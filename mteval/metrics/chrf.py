@@ -180,7 +180,7 @@ def _sorted_matches(sym: _Symbols, n_segments: int, max_order: int) -> np.ndarra
                      dtype=np.int64)
     at = np.arange(len(sym.ids)) + gap * sym.runs
     padded[at] = sym.ids
-    windows = np.zeros(len(padded) - gap, dtype=np.int64)
+    windows: np.ndarray = np.zeros(len(padded) - gap, dtype=np.int64)
     for k in range(max_order):
         windows = windows * base + padded[k:len(padded) - gap + k]
     codes = np.sort((sym.pairs * base ** max_order + windows[at]) * 2 + sym.is_hyp)

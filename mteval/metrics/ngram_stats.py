@@ -68,7 +68,7 @@ def information_weights(totals: np.ndarray, prefix_totals: np.ndarray | None, to
     reads the prefix string ``"0"`` as false, so a bigram whose first token is ``0`` (``false_prefix``)
     is also divided by the total word count (``docs/bleu-nist.md``)."""
     if prefix_totals is None:
-        denominator = np.full(len(totals), float(total_words))
+        denominator: np.ndarray = np.full(len(totals), float(total_words))
     else:
         denominator = prefix_totals if false_prefix is None else np.where(false_prefix, total_words, prefix_totals)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -362,7 +362,7 @@ def _wlcs_row(prev: np.ndarray, prev_run: np.ndarray, hit: np.ndarray,
     n1 = len(prev)
     k = np.zeros(n1, dtype=np.int64)
     k[1:] = prev_run[:-1]
-    start = np.zeros(n1)
+    start: np.ndarray = np.zeros(n1)
     start[1:] = prev[:-1]
     start = np.where(hit, start + power[np.minimum(k + 1, len(power) - 1)] - power[np.minimum(k, len(power) - 1)],
                      np.where(np.arange(n1) == 0, 0.0, prev))

@@ -62,7 +62,7 @@ def _tau_draws(human: np.ndarray, metric: np.ndarray, items: np.ndarray, unit_of
                counts: np.ndarray) -> np.ndarray:
     """Mean item τb of every resample (per-unit sums of finite item values over their count)."""
     ids, values = item_kendall(human, metric, items)
-    unit = np.asarray([unit_of_item[i] for i in ids])
+    unit = np.asarray([unit_of_item[i] for i in ids], dtype=np.intp)
     finite = ~np.isnan(values)
     size = counts.shape[1]
     sums = np.bincount(unit[finite], weights=values[finite], minlength=size)

@@ -43,7 +43,8 @@ def greedy_ulc(train: Judged, objective: str = "mean-removed", limit: int | None
     z = np.zeros_like(train.x)
     z[:, usable] = (train.x[:, usable] - mean[usable]) / scale[usable]
     chosen: list[int] = []
-    total, best = np.zeros(len(train.human)), -np.inf
+    total: np.ndarray = np.zeros(len(train.human))
+    best = -np.inf
     while len(chosen) < (limit or len(usable)):
         candidates = [j for j in usable if j not in chosen]
         if not candidates:

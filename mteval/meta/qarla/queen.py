@@ -133,7 +133,7 @@ def _pooled_counts(peer: np.ndarray, ref_ref: np.ndarray) -> Counts:
     """Trans-topic QUEEN counts: each x(c, r, s) is tested against the reference pairs of all
     segments (manual §6.3). A query's successes = pool samples below it in every metric."""
     first, second = ordered_pairs(ref_ref.shape[1])
-    pool = ref_ref[:, first, second, :].reshape(ref_ref.shape[0], -1)  # (M, P*S)
+    pool: np.ndarray = ref_ref[:, first, second, :].reshape(ref_ref.shape[0], -1)  # (M, P*S)
     pool = pool[:, ~np.isnan(pool).any(axis=0)]
     m, c, k, s = peer.shape
     queries = peer.reshape(m, -1)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -51,8 +52,9 @@ class PairCounts:
     tie_both: int
 
 
-def aligned(human: np.ndarray, metric: np.ndarray, *more: np.ndarray | None) -> list[np.ndarray]:
-    """The vectors restricted to the positions where neither ``human`` nor ``metric`` is NaN."""
+def aligned(human: np.ndarray, metric: np.ndarray, *more: np.ndarray | None) -> list[Any]:
+    """The vectors restricted to the positions where neither ``human`` nor ``metric`` is NaN
+    (a ``None`` among ``more`` stays ``None``)."""
     human, metric = np.asarray(human, dtype=np.float64), np.asarray(metric, dtype=np.float64)
     if human.shape != metric.shape:
         raise MtevalError(f"human and metric scores differ in length: {human.shape} vs {metric.shape}")

@@ -77,7 +77,7 @@ def _resamples(units: np.ndarray, groups: np.ndarray | None, n: int, seed: int,
     """Yield (element indices, group ids) of ``n`` cluster-bootstrap resamples (a progress bar
     ``label`` while they are consumed)."""
     rows = _unit_rows(np.asarray(units))
-    sizes = np.asarray([len(r) for r in rows])
+    sizes = np.asarray([len(r) for r in rows], dtype=np.intp)
     rng = np.random.default_rng(seed)
     with progress.bar(n, label, unit="resample") as shown:
         for _ in range(n):

@@ -38,7 +38,7 @@ class RunningSum:
 
     def __init__(self, rows: int, n: int) -> None:
         self.n = n
-        self._total = np.zeros((rows, 1))
+        self._total: np.ndarray = np.zeros((rows, 1))
         self._fed = 0
 
     def feed(self, block: np.ndarray) -> None:

@@ -59,8 +59,8 @@ def meteor_scores(stats: np.ndarray, weights: Sequence[float],
     with np.errstate(divide="ignore", invalid="ignore"):
         t_wlen = (delta * (s[:, T_LEN] - s[:, T_FUN])) + ((1.0 - delta) * s[:, T_FUN])
         r_wlen = (delta * (s[:, R_LEN] - s[:, R_FUN])) + ((1.0 - delta) * s[:, R_FUN])
-        t_wm = np.zeros(len(s))
-        r_wm = np.zeros(len(s))
+        t_wm: np.ndarray = np.zeros(len(s))
+        r_wm: np.ndarray = np.zeros(len(s))
         for i, w in enumerate(weights):
             t_wm = t_wm + s[:, TC + i] * w * delta
         for i, w in enumerate(weights):
