@@ -17,6 +17,14 @@ ENDE = ROOT / "data" / "wmt21-ende-sample"
 RUEN = ROOT / "data" / "wmt21-ruen-sample"
 
 
+def ctrl_c_reaches() -> None:
+    """A child's ``preexec_fn``: SIGINT at its default, as a terminal's command has it. A test suite
+    started in the background by a non-interactive shell (``make test &`` in a script) inherits
+    SIGINT ignored, and so would every command it starts, which would then survive the Ctrl-C that
+    a test sends."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def ende_config(tmp: Path, **overrides: Any) -> Path:
     """The bundled en-de sample as a YAML experiment in ``tmp`` (cache inside ``tmp``)."""
     config: dict[str, Any] = {

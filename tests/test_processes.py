@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import ENDE, ROOT, ende_config
+from helpers import ENDE, ROOT, ctrl_c_reaches, ende_config
 
 LEAVES = """
 import atexit
@@ -125,7 +125,8 @@ def test_ctrl_c_ends_iqsetup_and_its_workers_at_once(tmp_path: Path, who: str) -
     argv = ([sys.executable, "-c", RUN_IN_A_TEST, str(ROOT / "tests"), str(config)] if who == "the test"
             else ["iqsetup", "-j", "2", str(config)])
     with open(tmp_path / "stderr", "w+", encoding="utf-8") as stderr:
-        started = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True)
+        started = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True,
+                                   preexec_fn=ctrl_c_reaches)
     setup = started.pid  # iqsetup, which leads its process group
 
     def commands() -> list[int]:  # the iqsetup that helpers.run started (not the test itself)

@@ -33,7 +33,7 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers import ROOT, ende_config
+from helpers import ROOT, ctrl_c_reaches, ende_config
 from test_progress import small_syntactic_config
 
 from mteval import progress
@@ -63,6 +63,13 @@ sys.exit(iqsetup.main(sys.argv[1:]))
 
 # --- running a command on a pseudo-terminal, and what it leaves on the screen ----------------------
 
+def _terminal_child() -> None:
+    """In the child, before it runs: the pseudo-terminal is its controlling terminal, and SIGINT
+    reaches it (:func:`helpers.ctrl_c_reaches`)."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    ctrl_c_reaches()
+
+
 def on_terminal(argv: Sequence[str], env: dict[str, str] | None = None,
                 interrupt: Callable[[bytes], bool] | None = None, timeout: float = 300) -> tuple[int, bytes]:
     """Run ``argv`` with stdin, stdout and stderr on a new pseudo-terminal (COLUMNS wide, its
@@ -72,7 +79,7 @@ def on_terminal(argv: Sequence[str], env: dict[str, str] | None = None,
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, COLUMNS, 0, 0))
     environment = {**os.environ, "MTEVAL_PROGRESS": "1", "COLUMNS": str(COLUMNS), **(env or {})}
     child = subprocess.Popen(list(argv), stdin=slave, stdout=slave, stderr=slave, env=environment, close_fds=True,
-                             start_new_session=True, preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0))
+                             start_new_session=True, preexec_fn=_terminal_child)
     os.close(slave)
     out, sent, deadline = bytearray(), False, time.monotonic() + timeout
     try:
