@@ -76,12 +76,7 @@ WAYS = ("before", "one_s", "batched_s")  # per segment + Stanza's decoder; per s
 
 def decoder(stanza_own: bool) -> None:
     """Put Stanza's own decoder steps (``stanza_own``) or mteval's (``fast_decode``) in place."""
-    from stanza.models.common import chuliu_edmonds
-
-    steps = fast_decode.originals() if stanza_own else {"tarjan": fast_decode.tarjan,
-                                                         "process_cycle": fast_decode.process_cycle}
-    for name, function in steps.items():
-        setattr(chuliu_edmonds, name, function)
+    fast_decode.use(stanza_own)
 
 
 def run(texts: list[str], block: int, device: str | None, keep: list[Fingerprint]) -> dict[str, float]:

@@ -73,3 +73,92 @@ def test_contracted_matrices_are_the_same_bits() -> None:
     theirs = fast_decode.originals()["process_cycle"](tree, cycle, scores)
     ours = fast_decode.process_cycle(tree, cycle, scores)
     assert all(a.dtype == b.dtype and a.tobytes() == b.tobytes() for a, b in zip(theirs, ours, strict=True))
+
+
+# ---- one_root: the greedy tree when it decides the answer, else Stanza's search ----
+
+def log_probabilities(raw: np.ndarray) -> np.ndarray:
+    """Each row normalised as the parser's head scores are (a log-softmax: every value <= 0)."""
+    shifted = raw - raw.max(axis=1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+
+
+def planted(rng: np.random.Generator, size: int) -> np.ndarray:
+    """Noise with a random single-root tree's arcs raised by 0 to 6."""
+    order = rng.permutation(np.arange(1, size))
+    raw = rng.normal(size=(size, size))
+    for position, word in enumerate(order):
+        head = 0 if position == 0 else int(order[rng.integers(0, position)])
+        raw[word, head] += rng.uniform(0, 6)
+    return raw
+
+
+def stanza_one_root(scores: np.ndarray) -> np.ndarray:
+    with decoder("stanza"):
+        return fast_decode.originals()["chuliu_edmonds_one_root"](scores.copy())
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(2, 40), st.integers(0, 2**32 - 1), st.sampled_from(["planted", "sharp", "flat", "ties", "raw"]),
+       st.sampled_from([np.float32, np.float64]))
+def test_one_root_gives_stanzas_tree(size: int, seed: int, kind: str, dtype: type) -> None:
+    """On log-probabilities: a random tree's arcs raised by 0-6 over noise (the greedy tree decides
+    most of them, some by a hair), sharp and flat noise (cycles, several roots), exact ties; and on
+    raw scores (not log-probabilities: always Stanza's search)."""
+    rng = np.random.default_rng(seed)
+    raw = {"sharp": lambda: rng.normal(size=(size, size)) * 8, "flat": lambda: rng.normal(size=(size, size)),
+           "ties": lambda: rng.integers(-2, 1, (size, size)).astype(float),
+           "planted": lambda: planted(rng, size), "raw": lambda: rng.normal(size=(size, size))}[kind]()
+    scores = (raw if kind == "raw" else log_probabilities(raw)).astype(dtype)
+    theirs, ours = stanza_one_root(scores), fast_decode.one_root(scores.copy())
+    assert theirs.tolist() == ours.tolist() and theirs.dtype == ours.dtype
+
+
+def prefer(scores: np.ndarray, word: int, head: int) -> np.ndarray:
+    """``scores`` with ``word``'s best head swapped with ``head`` (its row still a log-softmax)."""
+    out = scores.copy()
+    best = int(np.argmax(np.where(np.arange(len(out)) == word, -np.inf, out[word])))
+    out[word, [best, head]] = out[word, [head, best]]
+    return out
+
+
+def test_the_greedy_tree_is_taken_when_it_decides_and_not_otherwise() -> None:
+    rng = np.random.default_rng(7)
+    heads = [0, 2, 0, 2, 3, 3]  # one root arc (word 2), no cycle
+    raw = rng.normal(size=(6, 6))
+    raw[np.arange(6), heads] += 12
+    scores = log_probabilities(raw)
+    assert fast_decode.greedy_tree(scores).tolist() == heads == stanza_one_root(scores).tolist()
+    two_roots = prefer(scores, 4, 0)  # words 2 and 4 on the root
+    cycle = prefer(scores, 2, 4)  # 2 -> 4 -> 3 -> 2
+    tie = scores.copy()
+    tie[5, 4] = tie[5, 3]  # word 5's best two heads tie
+    for case in (two_roots, cycle, tie):
+        assert fast_decode.greedy_tree(case) is None
+        assert fast_decode.one_root(case.copy()).tolist() == stanza_one_root(case).tolist()
+
+
+@pytest.mark.slow
+@pytest.mark.models
+def test_one_root_on_the_parsers_own_scores(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The score matrices the parser decodes for the samples' segments (captured as it parses):
+    :func:`fast_decode.one_root` gives Stanza's trees on every one, most by the short way."""
+    from stanza.models.depparse import model as parser_module
+    from test_parse_batching import texts
+
+    from mteval.annotate.stanza_adapter import StanzaParser, available_processors, resolve_models
+
+    parser = StanzaParser(resolve_models("en", available_processors("en")))
+    captured: list[np.ndarray] = []
+
+    def capture(scores: np.ndarray) -> np.ndarray:
+        captured.append(scores.copy())
+        return fast_decode.one_root(scores)
+
+    monkeypatch.setattr(parser_module, "chuliu_edmonds_one_root", capture)
+    parser.parse(texts())
+    assert len(captured) > 100
+    for scores in captured:
+        theirs, ours = stanza_one_root(scores), fast_decode.one_root(scores.copy())
+        assert theirs.tolist() == ours.tolist() and theirs.dtype == ours.dtype
+    assert sum(fast_decode.greedy_tree(s) is not None for s in captured) > 0.6 * len(captured)
