@@ -9,6 +9,8 @@ scores were matched to the wrong segment."""
 from __future__ import annotations
 
 import hashlib
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,12 @@ from stanza.models.common.doc import Document  # noqa: E402
 from mteval.annotate.annotator import Annotator  # noqa: E402
 from mteval.annotate.chunking import MAX_PARSE_WORDS  # noqa: E402
 from mteval.annotate.model import ArcScores, Sentence, to_conllu  # noqa: E402
-from mteval.annotate.stanza_adapter import StanzaParser, available_processors, resolve_models  # noqa: E402
+from mteval.annotate.stanza_adapter import (  # noqa: E402
+    StanzaParser,
+    available_processors,
+    parser_forms,
+    resolve_models,
+)
 from mteval.annotate.textprep import prepare_text  # noqa: E402
 
 pytestmark = pytest.mark.models
@@ -88,3 +95,9 @@ def test_one_and_two_parse_workers_write_the_same_cache(tmp_path: Path) -> None:
         assert ann.parsed == len(segments)
     one, two = cache_digest(tmp_path / "j1"), cache_digest(tmp_path / "j2")
     assert len([k for k in one if k.endswith(".keys")]) == 3 and one == two
+
+
+def test_parser_forms_are_stanzas_and_the_words_without_its_simplification(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert parser_forms([("Yes", "!!!"), ("Why", "?!"), ("OK", ".")]) == [("Yes", "!"), ("Why", "?"), ("OK", ".")]
+    monkeypatch.setitem(sys.modules, "stanza.models.common.utils", types.ModuleType("utils"))  # Stanza 1.9/1.10
+    assert parser_forms([("Yes", "!!!")]) == [("Yes", "!!!")]

@@ -438,9 +438,12 @@ class StanzaParser:
 
 def parser_forms(sentences: Sequence[tuple[str, ...]]) -> list[tuple[str, ...]]:
     """Each sentence's word forms as Stanza's parser sees them (its ``simplify_punct``: runs of
-    ``?``/``!`` as one mark), the keys under which :class:`ArcRecorder` records its scores."""
-    from stanza.models.common.utils import simplify_punct  # noqa: PLC0415
-
+    ``?``/``!`` as one mark; Stanza 1.9 and 1.10 have none and parse the forms as they are), the
+    keys under which :class:`ArcRecorder` records its scores."""
+    try:
+        from stanza.models.common.utils import simplify_punct  # noqa: PLC0415
+    except ImportError:
+        return [tuple(sentence) for sentence in sentences]
     data = simplify_punct([[[word] for word in sentence] for sentence in sentences])
     return [tuple(word[0] for word in sentence) for sentence in data]
 
