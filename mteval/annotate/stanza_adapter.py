@@ -382,9 +382,11 @@ class StanzaParser:
         parser forms (then that record is its own: equal words get equal tags and scores, so
         duplicates share one). Sentences whose forms the parser simplified, and those whose parser
         forms another sentence's words share, are parsed alone, as before: the bytes of every
-        segment are those of parsing it alone. (Until 2026-11-27 one such sentence, or two texts
-        tokenized alike, sent the whole group, up to 1,024 segments on a GPU, to be parsed one by
-        one: the same bytes, twice the work; 2,000 parses for 1,000 WMT21 segments.)"""
+        segment are those of parsing it alone. Should the records not be exactly the group's parser
+        forms (a Stanza that simplifies more), every sentence is parsed alone. (Until 2026-11-27 one
+        such sentence, or two texts tokenized alike, sent the whole group, up to 1,024 segments on
+        a GPU, to be parsed one by one: the same bytes, twice the work; 2,000 parses for 1,000
+        WMT21 segments.)"""
         from stanza.models.common.doc import Document  # noqa: PLC0415
 
         assert self.recorder is not None
@@ -396,6 +398,8 @@ class StanzaParser:
         for key, form in zip(keys, forms, strict=True):
             words_of.setdefault(form, set()).add(key)
         recorded = dict(self.recorder.scores)
+        if set(recorded) != set(forms):  # the parser saw other forms than parser_forms says: all alone
+            recorded = {}
         self.recorder.clear()
         out: dict[int, tuple[Sentence, ArcScores | None]] = {}
         for (i, _), sent, key, form in zip(group, doc.sentences, keys, forms, strict=True):
