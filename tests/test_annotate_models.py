@@ -48,6 +48,15 @@ def test_arc_scores_agree_with_the_tree(annotator: Annotator) -> None:
     np.testing.assert_allclose(np.exp(a.label_logp.astype(np.float64)).sum(-1), 1.0, atol=0.02)
 
 
+def test_marks_the_parser_simplifies_keep_their_arc_scores(annotator: Annotator) -> None:
+    """Stanza's parser sees ``!!!`` as ``!``; a short segment with two such marks got no arc scores
+    until 2026-11-28 (EDPM stopped: "the parser gave no arc scores")."""
+    texts = ["Wow!!! Really???", "Help!!! Now!!! Please!!!", "What?!? Are you sure???"]
+    for s in annotator.annotate_with_scores(texts):
+        assert s.scores is not None and s.scores.arcs.shape == (len(s) + 1, len(s) + 1), s.text
+        assert s.scores.label_heads.shape[0] == len(s)
+
+
 def test_segments_are_never_split_and_order_is_kept(annotator: Annotator) -> None:
     texts = ["Hello world. This is one segment! Really.", "", UNAMBIGUOUS, "Hello world. This is one segment! Really."]
     out = annotator.annotate(texts)

@@ -23,6 +23,7 @@ import pytest
 from mteval.annotate.annotator import Annotator
 from mteval.annotate.conllu_cache import AnnotationCache
 from mteval.annotate.model import ArcScores, Sentence, Word, to_conllu
+from mteval.errors import MtevalError
 
 TEXTS = [f"Segment number {i} has {'some ' * (i % 4)}words ." for i in range(10)]
 
@@ -195,3 +196,34 @@ def test_real_parses_come_back_identical(damage: str, real_cache: tuple[Path, An
     again = Annotator(cache, batch_size=3)
     again._parser = first._get_parser()  # the same loaded models, to keep the test fast
     assert fingerprints(again, texts) == before and 0 < again.parsed <= 3
+
+
+def test_a_cache_without_some_arc_scores_is_repaired_once(tmp_path: Path) -> None:
+    """A cache written before 2026-11-28 has no arc scores for some short segments (``Wow!!!
+    Really???``): they are parsed again once, into a repair shard that later reads prefer."""
+    parser = FakeParser()
+    first = annotator(tmp_path, parser)
+    expected = fingerprints(first, TEXTS)
+    keys = [first._keys[t] for t in TEXTS[:3]]
+    old = first.cache.sentences(set(keys))
+    first.cache.add(keys, [old[k] for k in keys], [None, None, None])  # what the old code cached
+    stale = annotator(tmp_path, FakeParser())
+    assert len(stale.cache.arc_scores(set(keys))) == 0
+    repaired = annotator(tmp_path, FakeParser())
+    assert fingerprints(repaired, TEXTS) == expected
+    assert repaired._parser.calls == TEXTS[:3]  # type: ignore[union-attr]
+    assert len([s for s in shards(tmp_path) if s.name.startswith("r-")]) == 1
+    later = annotator(tmp_path, FakeParser())
+    assert fingerprints(later, TEXTS) == expected
+    assert later._parser.calls == []  # type: ignore[union-attr]
+
+
+def test_a_parser_without_arc_scores_is_one_line(tmp_path: Path) -> None:
+    class NoScores(FakeParser):
+        def parse(self, texts: Sequence[str]) -> list[tuple[Sentence, ArcScores]]:
+            return [(s, None) for s, _ in super().parse(texts)]  # type: ignore[misc]
+
+    ann = annotator(tmp_path, NoScores())
+    with pytest.raises(MtevalError, match="gave no arc scores .* needs the biaffine graph parser"):
+        ann.arc_scores(TEXTS[:2])
+    assert [s for s in shards(tmp_path) if s.name.startswith("r-")] == []

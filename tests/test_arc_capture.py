@@ -34,3 +34,12 @@ def test_no_match_for_other_sentences() -> None:
     rec = recorder()
     assert rec.get(["Completely", "other", "words", "in", "a", "sentence", "of", "nine", "!"]) is None
     assert rec.get(["Look", "what", "you", "buy"]) is None  # other length
+
+
+def test_the_parser_forms_find_a_short_sentence_with_several_simplified_marks() -> None:
+    rec = recorder()
+    rec.scores[("Wow", "!", "Really", "?")] = scores(3.0)
+    words = ["Wow", "!!!", "Really", "???"]
+    assert rec.get(words) is None  # two of four words differ: too far for the nearest-match step
+    assert rec.get(words, ("Wow", "!", "Really", "?")).arcs[0, 0] == 3.0  # type: ignore[union-attr]
+    assert rec.get(words, ("Wow", "!", "Really", ".")) is None

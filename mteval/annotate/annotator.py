@@ -173,17 +173,36 @@ class Annotator:
         if lost:  # a damaged shard was dropped: parse its segments again
             self._parse_missing(lost)
             found.update(self.cache.arc_scores(lost))
-        missing = [k for k in keys if k not in found]
+        missing = list(dict.fromkeys(k for k in keys if k not in found))
         if missing:
-            sents = self.annotate([self._raw[k] for k in missing])
-            if any(len(s) for s in sents):
-                raise MtevalError(f"the parser gave no arc scores ({self.processors}); EDPM needs the "
-                                  f"biaffine graph parser (depparse)")
-            labels = next(iter(found.values())).labels if found else ()
-            for k in missing:  # empty segments: a root and nothing else
-                found[k] = ArcScores(np.full((1, 1), -np.inf, np.float32), labels,
-                                     np.zeros((0, 1), np.int16), np.zeros((0, 1, len(labels)), np.float16))
+            found.update(self._rescore(missing, found))
         return [found[k] for k in keys]
+
+    def _rescore(self, keys: list[str], found: dict[str, ArcScores]) -> dict[str, ArcScores]:
+        """Arc scores for cached segments that have none: a bare root for an empty one; the others
+        are parsed again and stored in a repair shard (a cache written before 2026-11-28 lacks them
+        for short sentences with two marks the parser simplifies, ``Wow!!! Really???``); a parser
+        that still gives none (no graph parser) is one line."""
+        cached = self.cache.sentences(set(keys))
+        todo = [k for k in keys if len(cached[k])]
+        out: dict[str, ArcScores] = {}
+        if todo:
+            LOG.info("annotation cache: %d segment(s) without arc scores are parsed again", len(todo))
+            with self.cache.locked():
+                self.cache.refresh()  # another run may have repaired them meanwhile
+                out = self.cache.arc_scores(todo)
+                todo = [k for k in todo if k not in out]
+                parsed = self._get_parser().parse([self._texts[k] for k in todo]) if todo else []
+                if any(a is None or s.words != cached[k].words for k, (s, a) in zip(todo, parsed, strict=True)):
+                    raise MtevalError(f"the parser gave no arc scores ({self.processors}); EDPM needs the "
+                                      f"biaffine graph parser (depparse)")
+                out.update((k, a) for k, (_, a) in zip(todo, parsed, strict=True) if a is not None)
+                self.cache.add(todo, [cached[k] for k in todo], [out[k] for k in todo], repair=True)
+        labels = next(iter({**found, **out}.values())).labels if found or out else ()
+        for k in keys:  # empty segments: a root and nothing else
+            out.setdefault(k, ArcScores(np.full((1, 1), -np.inf, np.float32), labels,
+                                        np.zeros((0, 1), np.int16), np.zeros((0, 1, len(labels)), np.float16)))
+        return out
 
     def annotate_with_scores(self, texts: Sequence[str]) -> list[Sentence]:
         """:meth:`annotate` with each Sentence's ``scores`` set from :meth:`arc_scores` (for EDPM)."""

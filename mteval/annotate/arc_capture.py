@@ -83,15 +83,19 @@ class ArcRecorder:
                 heads, labels = heads + 0.0, labels + 0.0
             self.scores[words] = arc_scores_from_preds(heads, labels, self.labels)
 
-    def get(self, words: Sequence[str]) -> ArcScores | None:
+    def get(self, words: Sequence[str], form: Sequence[str] | None = None) -> ArcScores | None:
         """The recorded scores of the sentence with these word forms (None if never parsed).
 
-        The parser sees some forms normalised (``!!!`` arrives as ``!``), so when the exact forms
-        were not recorded, the recorded sentence of the same length that agrees on the most words
-        is taken, provided it differs in at most a quarter of them (at least one)."""
-        exact = self.scores.get(tuple(words))
-        if exact is not None:
-            return exact
+        The parser sees some forms simplified (``!!!`` arrives as ``!``): ``form``, the words as
+        the parser saw them (``stanza_adapter.parser_forms``, Stanza's own function), is looked up
+        next. Failing both (a Stanza that simplifies more), the recorded sentence of the same length
+        that agrees on the most words is taken, provided it differs in at most a quarter of them
+        (at least one). (Until 2026-11-28 there was no ``form`` step: a short sentence with two
+        simplified marks, ``Wow!!! Really???``, got no scores and stopped EDPM.)"""
+        for key in (tuple(words), None if form is None else tuple(form)):
+            found = self.scores.get(key) if key is not None else None
+            if found is not None:
+                return found
         best, best_same = None, -1
         for recorded, scores in self.scores.items():
             if len(recorded) == len(words):

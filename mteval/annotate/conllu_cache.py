@@ -17,6 +17,10 @@ shard that would be read. A shard whose files do not match their digests (trunca
 byte, emptied, replaced) is never used: a warning names the file, the shard is deleted and its
 segments are parsed again (:class:`mteval.annotate.annotator.Annotator` asks again for what went
 missing). A ``.keys`` in the earlier format (a bare list, no digests) is ignored.
+
+A *repair* shard (its name starts with :data:`REPAIR_PREFIX`) holds segments parsed again because
+their shard lacked arc scores a parse now gives; its name sorts after every parse shard's (those
+start with a process id), so its entries replace the older ones whenever the cache is read.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ LOG = logging.getLogger(__name__)
 _SEQ = count()
 FORMAT = 2  # version of the .keys file
 LOCK_NAME = ".lock"
+REPAIR_PREFIX = "r-"  # sorts after the digits that start a parse shard's name
 
 
 def cache_key(text: str, language: str, identity: str, processors: str) -> str:
@@ -210,19 +215,20 @@ class AnnotationCache:
                 pass  # a read-only cache: the shard stays unused (and the warning comes again)
 
     def add(self, keys: Sequence[str], sentences: Sequence[Sentence],
-            scores: Sequence[ArcScores | None]) -> None:
-        """Write one batch as a new shard (atomically; the ``.keys`` file commits it)."""
+            scores: Sequence[ArcScores | None], repair: bool = False) -> None:
+        """Write one batch as a new shard (atomically; the ``.keys`` file commits it); ``repair``:
+        one that replaces these keys' entries, now and on every later read (a repair shard)."""
         if not keys:
             return
         try:
-            self._write_shard(keys, sentences, scores)
+            self._write_shard(keys, sentences, scores, REPAIR_PREFIX if repair else "")
         except OSError as exc:  # full disk, read-only folder: earlier shards stay valid
             raise CacheError(f"cannot write the annotation cache: {exc.strerror or exc}", self.root) from exc
 
     def _write_shard(self, keys: Sequence[str], sentences: Sequence[Sentence],
-                     scores: Sequence[ArcScores | None]) -> None:
+                     scores: Sequence[ArcScores | None], prefix: str = "") -> None:
         """The files of one shard, ``.keys`` (with the digests of the others) last."""
-        shard = f"{os.getpid()}-{next(_SEQ):06d}-{hashlib.sha1(''.join(keys).encode()).hexdigest()[:12]}"
+        shard = f"{prefix}{os.getpid()}-{next(_SEQ):06d}-{hashlib.sha1(''.join(keys).encode()).hexdigest()[:12]}"
         npz = _npz_bytes(scores)
         if npz is not None:
             write_atomic(self.root / f"{shard}.npz", npz, fsync_folder=True)

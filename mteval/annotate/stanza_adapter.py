@@ -434,7 +434,8 @@ class StanzaParser:
         """The recorded arc scores of one segment's sentences, joined (None if unavailable)."""
         if self.recorder is None or not stanza_sentences:
             return None
-        parts = [self.recorder.get([w.text for w in s.words]) for s in stanza_sentences]
+        words = [tuple(w.text for w in s.words) for s in stanza_sentences]
+        parts = [self.recorder.get(w, form) for w, form in zip(words, parser_forms(words), strict=True)]
         if any(p is None for p in parts):
             return None
         return join_arc_scores([p for p in parts if p is not None])
