@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers import cache_tree
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mteval.annotate.annotator import Annotator
 from mteval.annotate.layers.entities import entities
@@ -55,6 +57,27 @@ def test_marks_the_parser_simplifies_keep_their_arc_scores(annotator: Annotator)
     for s in annotator.annotate_with_scores(texts):
         assert s.scores is not None and s.scores.arcs.shape == (len(s) + 1, len(s) + 1), s.text
         assert s.scores.label_heads.shape[0] == len(s)
+
+
+WORDS = ["Wow", "really", "the", "cat", "sat", "Mr.", "U.S.", "don't", "I'm", "e-mail", "...", "--", "—", "«", "»",
+         "\"", "'", "(", ")", ":", ";", ",", ".", "!", "?", "😀", "12,000", "3.5", "%", "€", "http://x.org/a?b=c",
+         "@user", "#tag", "Москва", "日本", "naïve", "cafe\u0301", "ﬁne", "½", "&", "/", "*", "…", "‼", "⁇"]
+MARKS = ["!!!", "???", "?!", "!?", "!!", "??", "?!?", "!!!!!!"]  # runs Stanza's parser sees as one mark
+
+
+@pytest.mark.slow  # ~10 s
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.lists(st.sampled_from(WORDS) | st.sampled_from(MARKS), min_size=1, max_size=12),
+                min_size=1, max_size=6), st.sampled_from([" ", ""]))
+def test_every_segment_gets_arc_scores_over_its_tree(annotator: Annotator, segments: list[list[str]],
+                                                      glue: str) -> None:
+    """Whatever its words and marks, a segment's arc scores cover its words and its own tree (the
+    short path of ``Wow!!! Really???`` had none until 2026-11-28: found by this test's strategy as
+    ``!!! !!!``)."""
+    texts = [t for t in (glue.join(words) for words in segments) if t.strip()]
+    for text, s in zip(texts, annotator.annotate_with_scores(texts), strict=True):
+        assert s.scores is not None and s.scores.arcs.shape == (len(s) + 1, len(s) + 1), text
+        assert all(np.isfinite(s.scores.arcs[h, d]) for d, h in enumerate(s.heads(), start=1)), text
 
 
 def test_segments_are_never_split_and_order_is_kept(annotator: Annotator) -> None:
