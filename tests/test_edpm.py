@@ -97,6 +97,32 @@ def test_combination_grammar() -> None:
     assert _score(fam, _side("h", HYP), [_side("r", REF)], ["DPM"])["DPM"].system == pytest.approx(2 / 7)
 
 
+OTHER = """1\tdogs\t_\tNNS\t_\t_\t2\tsubj\t_\t_
+2\tbark\t_\tVBP\t_\t_\t0\troot\t_\t_
+"""
+
+
+@pytest.mark.parametrize("family", [DPM(), EDPM()])
+def test_tied_references_do_not_depend_on_their_order(family: DPM | EDPM) -> None:
+    """A hypothesis scoring 0 against both references pools the shorter one's counts, whichever
+    comes first (version 1 took the first: the system score moved with the order)."""
+    first = [Sentence(s.words, s.text, s.meta, _peaked_scores(s, 5.0)) for s in parse_conllu(HYP + "\n" + OTHER)]
+    hyp = Side("h", [s.text for s in first], first)
+    r_long, r_short = (Side(n, [s.text for s in ss], ss) for n, ss in (
+        ("long", [Sentence(s.words, s.text, s.meta, _peaked_scores(s, 5.0)) for s in parse_conllu(REF + "\n" + REF)]),
+        ("short", [Sentence(s.words, s.text, s.meta, _peaked_scores(s, 5.0))
+                   for s in parse_conllu(REF + "\n" + OTHER.replace("dogs", "cats").replace("bark", "purr"))])))
+    variants = list(family.variants)
+    forward, backward = _score(family, hyp, [r_long, r_short], variants), _score(family, hyp, [r_short, r_long], variants)
+    for v in variants:
+        assert forward[v].system == backward[v].system, v
+        np.testing.assert_array_equal(forward[v].segments, backward[v].segments, err_msg=v)
+    alone = _score(family, hyp, [r_short], variants)  # segment 2's words tie at 0: the shorter reference's counts
+    unigrams = f"{family.family}-1g"
+    assert forward[unigrams].segments[1] == 0.0 and forward[unigrams].system == pytest.approx(alone[unigrams].system)
+    assert forward[unigrams].system > _score(family, hyp, [r_long], [unigrams])[unigrams].system
+
+
 def _peaked_scores(sentence: Sentence, strength: float) -> ArcScores:
     """Arc scores that put ``strength`` on the annotated tree and random noise elsewhere."""
     n = len(sentence)

@@ -26,7 +26,8 @@ words per segment never reaches it.
 
 Several references: every segment is scored against each reference and the best one (by the
 variant's segment score) supplies that segment's statistics; document and system scores pool the
-chosen statistics (matched, hypothesis and reference counts summed), as SParseval does.
+chosen statistics (matched, hypothesis and reference counts summed), as SParseval does. Ties go to
+the reference with fewer items, then the smaller statistics row: never to the first one listed.
 """
 
 from __future__ import annotations
@@ -330,6 +331,7 @@ class _PairMatch(StatsFamily):
     """Shared machinery of DPM (1-best) and EDPM (expected counts)."""
 
     needs_annotation = True
+    version = "2"  # 2: ties between references no longer go to the first one (best_reference_stats)
     combinations: ClassVar[dict[str, str]]
 
     def __init__(self, case_sensitive: bool = True, **options: Any) -> None:
@@ -408,9 +410,17 @@ class _PairMatch(StatsFamily):
         return out
 
     def best_reference_stats(self, stats: np.ndarray, variant: str) -> np.ndarray:
-        """Per segment, the statistics of the reference with the best segment score."""
-        scores = np.stack([combine(s, self._combos[variant]) for s in stats])
-        best = scores.argmax(axis=0)
+        """Per segment, the statistics of the reference with the best segment score; on a tie, the
+        one with the fewest reference items in the variant's parts (as the overlap families and
+        BLEU's closest length: the pooled recall loses least), then the smallest statistics row, so
+        the order of the references never matters. (Version 1 took the first reference listed: a
+        hypothesis scoring 0 against two references pooled the first one's counts, and a 4-segment
+        system's DPM-dl moved from 0.107 to 0.128 with the references swapped.)"""
+        combo = self._combos[variant]
+        scores = np.stack([combine(s, combo) for s in stats])  # (references, segments)
+        ref_items = stats[:, :, [3 * DECOMPOSITIONS.index(p) + 2 for p in combo.parts]].sum(axis=2)
+        keys = [stats[:, :, j] for j in reversed(range(stats.shape[2]))] + [ref_items, -scores]
+        best = np.lexsort(np.stack(keys), axis=0)[0]  # the last key sorts first
         return stats[best, np.arange(stats.shape[1])]
 
     def segment_stats(self, hypothesis: Side, prepared: Any) -> np.ndarray:
