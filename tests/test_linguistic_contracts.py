@@ -1,8 +1,8 @@
 """Contracts of the families that need annotation (SP, DP, CP, NE, SR, SEPIA, DPM, EDPM, CESM), on
-real parses of awkward segments (marks, quotes, URLs, emoji, other scripts, entities; the embedded
-Stanza models): every score within its bounds, nothing depends on the order of the references, and
-a hypothesis equal to the reference scores at least as well as any other (marked ``models`` and
-``slow``: ~20 s).
+real parses of awkward segments (marks, quotes, URLs, emoji, other scripts, entities) in English
+(the embedded Stanza models), Russian (natasha) and French (spaCy): every score within its bounds,
+nothing depends on the order of the references, and a hypothesis equal to the reference scores at
+least as well as any other (NIST and CESM's P and R aside; marked ``models`` and ``slow``: ~25 s).
 
 ``test_metric_contracts.py`` checks the families that need no annotation; this one found that DPM
 and EDPM gave ties between references to the first one listed (2026-11-28).
@@ -31,19 +31,30 @@ WORDS = ["Wow", "really", "the", "cat", "sat", "on", "mat", "Mr.", "U.S.", "don'
          "http://x.org/a?b=c", "@user", "#tag", "Москва", "日本", "naïve", "cafe\u0301", "ﬁne", "½", "&", "/", "*",
          "…", "!!!", "???", "?!", "Obama", "visited", "New", "York", "Paris", "Google", "John", "Smith", "said",
          "that", "he", "will", "go", "home", "tomorrow"]
+MARKS = ["!!!", "???", ",", ".", "«", "»", "—", "😀", "e-mail", "2021", "%"]
+LANGUAGES = {  # language -> (its words, the backend's package); natasha and spaCy are the ru and fr backends
+    "en": (WORDS, "stanza"),
+    "ru": (["Мама", "мыла", "раму", "в", "Москве", "Путин", "сказал", "не", "и", "ООО", "Газпром", "т.е.", "т.д.",
+            "Иван", "Петров", "приехал", "вчера", *MARKS], "natasha"),
+    "fr": (["Le", "chat", "s'est", "assis", "sur", "le", "tapis", "à", "Paris", "Macron", "a", "dit", "qu'il",
+            "viendra", "aujourd'hui", "du", "au", "M.", "etc.", *MARKS], "spacy"),
+}
 FAMILIES = sorted(name for name, cls in registry.families().items() if cls.needs_annotation)
 TOL = 1e-9
 SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 
-@pytest.fixture(scope="module")
-def parsed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Sentence]:
-    """120 random segments of those words, an empty one and two plain sentences, parsed once."""
+@pytest.fixture(scope="module", params=sorted(LANGUAGES))
+def parsed(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Sentence]:
+    """120 random segments of the language's words, an empty one and a plain one, parsed once by the
+    language's default backend."""
+    words, package = LANGUAGES[request.param]
+    pytest.importorskip(package, reason=f"the {request.param} backend needs {package}")
     rng = random.Random(0)
-    pool = list(dict.fromkeys(" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 14))) for _ in range(120)))
-    pool += ["", "!!!", "John Smith said that he will go home tomorrow .", "Obama visited New York ."]
-    ann = Annotator(tmp_path_factory.mktemp("contracts"), workers=1)
+    pool = list(dict.fromkeys(" ".join(rng.choice(words) for _ in range(rng.randint(1, 14))) for _ in range(120)))
+    pool += ["", "!!!", " ".join(words[:8]) + " ."]
+    ann = Annotator(tmp_path_factory.mktemp("contracts"), language=request.param, workers=1)
     return dict(zip(pool, ann.annotate_with_scores(pool), strict=True))
 
 
@@ -77,6 +88,10 @@ def test_bounds_order_and_identity(name: str, parsed: dict[str, Sentence], data:
             assert math.isnan(v) or info.upper_bound is None or v <= info.upper_bound + TOL, (variant, v)
         np.testing.assert_allclose(_values(forward[variant]), _values(backward[variant]), rtol=1e-12, atol=1e-12,
                                    err_msg=variant)
+        if "NIST" in variant or variant.startswith("CESM") and variant.endswith(("-P", "-R")):
+            continue  # NIST averages information over the hypothesis's n-grams (a shorter one made of the
+            # rarer ones can pass the reference: SP-cNIST-2 1.624 vs 1.567); CESM's P or R alone may
+            # pass 1 with repeated words (cesm.py), so neither ranks the identical hypothesis first
         sign = 1 if info.higher_is_better else -1
         for a, b in zip(same[variant].segments, other[variant].segments, strict=True):
             assert math.isnan(a) or math.isnan(b) or sign * (a - b) >= -TOL, (variant, a, b)
