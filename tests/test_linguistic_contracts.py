@@ -1,8 +1,9 @@
 """Contracts of the families that need annotation (SP, DP, CP, NE, SR, SEPIA, DPM, EDPM, CESM), on
 real parses of awkward segments (marks, quotes, URLs, emoji, other scripts, entities) in English
 (the embedded Stanza models), Russian (natasha) and French (spaCy): every score within its bounds,
-nothing depends on the order of the references, and a hypothesis equal to the reference scores at
-least as well as any other (NIST and CESM's P and R aside; marked ``models`` and ``slow``: ~25 s).
+nothing depends on the order of the references, the family's rule for part of the test set gives
+back its own system and document scores, and a hypothesis equal to the reference scores at least as
+well as any other (NIST and CESM's P and R aside; marked ``models`` and ``slow``: ~25 s).
 
 ``test_metric_contracts.py`` checks the families that need no annotation; this one found that DPM
 and EDPM gave ties between references to the first one listed (2026-11-28).
@@ -22,7 +23,7 @@ from mteval.annotate.annotator import Annotator
 from mteval.annotate.model import Sentence
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics import registry
-from mteval.metrics.base import MetricFamily, ScoreSet, Side
+from mteval.metrics.base import RECOMPUTE, MetricFamily, ScoreSet, Side
 
 pytestmark = [pytest.mark.models, pytest.mark.slow]
 
@@ -62,8 +63,27 @@ def _side(name: str, texts: list[str], parsed: dict[str, Sentence]) -> Side:
     return Side(name, texts, [parsed[t] for t in texts])
 
 
+def _documents(n: int) -> DocumentIndex:
+    return DocumentIndex(tuple("d1" if i < (n + 1) // 2 else "d2" for i in range(n)))
+
+
 def _score(family: MetricFamily, hyp: Side, refs: list[Side]) -> dict[str, ScoreSet]:
-    return family.score(hyp, family.prepare(refs), DocumentIndex.single(len(hyp)), family.variants)
+    return family.score(hyp, family.prepare(refs), _documents(len(hyp)), family.variants)
+
+
+def _follows_its_rule(family: MetricFamily, variant: str, scores: ScoreSet) -> None:
+    """The family's own rule for part of the test set (``iqeval -T``), applied to all of it and to
+    each whole document, gives back its system and document scores (SP's NIST variants aside: they
+    keep ``mean`` for a subset, docs/statistics.md "Not exact")."""
+    if "NIST" in variant or family.subset_rule("sys", variant) == RECOMPUTE:
+        return
+    n = len(scores.segments)
+    documents = _documents(n)
+    assert family.subset_score(scores, np.arange(n), variant, "sys", documents) == pytest.approx(
+        scores.system, abs=1e-12, nan_ok=True), variant
+    for doc in documents.documents:
+        assert family.subset_score(scores, np.asarray(documents.rows(doc)), variant, "doc", documents) == \
+            pytest.approx(scores.documents[doc], abs=1e-12, nan_ok=True), (variant, doc)
 
 
 def _values(scores: ScoreSet) -> list[float]:
@@ -88,6 +108,7 @@ def test_bounds_order_and_identity(name: str, parsed: dict[str, Sentence], data:
             assert math.isnan(v) or info.upper_bound is None or v <= info.upper_bound + TOL, (variant, v)
         np.testing.assert_allclose(_values(forward[variant]), _values(backward[variant]), rtol=1e-12, atol=1e-12,
                                    err_msg=variant)
+        _follows_its_rule(family, variant, forward[variant])
         if "NIST" in variant or variant.startswith("CESM") and variant.endswith(("-P", "-R")):
             continue  # NIST averages information over the hypothesis's n-grams (a shorter one made of the
             # rarer ones can pass the reference: SP-cNIST-2 1.624 vs 1.567); CESM's P or R alone may

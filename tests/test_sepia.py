@@ -183,3 +183,34 @@ def test_bounds_and_identity(h: Sentence, r: Sentence, mode: str, mean: str) -> 
     same = _run(Sepia(mode=mode, mean=mean), [h], [[h]], variants=["SEPIA"])["SEPIA"].system
     if len(h) > 1 or "1g" in mode:  # else no sub-score is defined (1 word: no SB, no bigram)
         assert same == pytest.approx(1.0)  # undefined sub-scores (no 4-gram, no SB) are left out
+
+
+@settings(max_examples=40, deadline=None)
+@given(h=st.lists(_trees(), min_size=2, max_size=7), r=st.lists(_trees(), min_size=7, max_size=7),
+       docs=st.lists(st.sampled_from(["d1", "d2", "d3"]), min_size=7, max_size=7),
+       picked=st.lists(st.booleans(), min_size=7, max_size=7))
+def test_part_of_the_test_set_follows_the_same_weighted_rule(h: list[Sentence], r: list[Sentence], docs: list[str],
+                                                             picked: list[bool]) -> None:
+    """A subset's system and document scores (``iqeval -T``, part of a document) are those SEPIA
+    gives the selected segments alone (§2.2 weights: segment length, then document size), not the
+    plain mean of their scores (version 1)."""
+    n = len(h)
+    rows = np.flatnonzero(picked[:n])
+    if not len(rows):
+        return
+    index = DocumentIndex(tuple(docs[:n]))
+    fam = Sepia()
+    full = _run(fam, h, [r[:n]], index)
+    alone = _run(Sepia(), [h[i] for i in rows], [[r[i] for i in rows]], DocumentIndex(tuple(docs[i] for i in rows)))
+    for v in fam.variants:
+        assert fam.aggregation("sys") == fam.aggregation("doc") == "weighted"
+        assert full[v].stats is not None and full[v].stats[:, 0].tolist() == [len(s) for s in h]
+        assert fam.subset_score(full[v], np.arange(n), v, "sys", index) == full[v].system
+        assert fam.subset_score(full[v], rows, v, "sys", index) == pytest.approx(alone[v].system, abs=1e-12)
+        for doc in index.documents:
+            whole = np.asarray(index.rows(doc))
+            assert fam.subset_score(full[v], whole, v, "doc") == pytest.approx(full[v].documents[doc], abs=1e-12)
+            part = [i for i in whole if i in set(rows)]
+            if part:
+                assert fam.subset_score(full[v], np.asarray(part), v, "doc") == pytest.approx(
+                    alone[v].documents[doc], abs=1e-12)

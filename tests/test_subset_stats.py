@@ -428,3 +428,37 @@ def test_mean_rule_counts_a_missing_segment_as_zero_like_the_familys_own_scores(
     assert family.subset_score(own, np.arange(4), variant, "sys") == own.system == 0.4375
     assert family.subset_score(own, np.array([0, 1]), variant, "doc") == own.documents["a"] == 0.25
     assert nan_mean(segments[:2]) == 0.5
+
+
+@pytest.mark.models
+@pytest.mark.slow  # parses 10 lines of the ru-en sample (~15 s)
+def test_sepia_of_a_subset_follows_its_weighted_rule(tmp_path: Path) -> None:
+    """SEPIA's system score weighs documents by their segments and segments by their length (§2.2):
+    ``-T`` and a partly selected document follow that rule on the selected segments and say
+    ``weighted`` (version 1 gave them the plain mean and said ``mean``)."""
+    from helpers import small_experiment  # noqa: PLC0415
+
+    from mteval.annotate.annotator import Annotator  # noqa: PLC0415
+
+    ids = ["d1"] * 6 + ["d2"] * 4
+    (tmp_path / "ids").write_text("\n".join(ids) + "\n", encoding="utf-8")
+    config = small_experiment(tmp_path / "x", ["SEPIA"], segments=10, docids=str(tmp_path / "ids"))
+    result = run("iqsetup", "-q", str(config))
+    assert result.returncode == 0, result.stderr
+    picked = [1, 2, 3, 7, 8]  # -T 1-3,7-8: part of both documents
+    records = oq(config, "-G", "seg", "-M", "SEPIA", "-R", "A")
+    seg = {(r["target"], int(r["segment"])): float(r["score"]) for r in records}
+    texts = {s: lines(tmp_path / "x" / f"{s}.txt") for s, _ in seg}
+    ann = Annotator(tmp_path / "x" / "cache" / "annotation")
+    for level in ("sys", "doc"):
+        rows = oq(config, "-G", level, "-M", "SEPIA", "-R", "A", "-T", "1-3,7-8")
+        assert rows and {r["aggregate"] for r in rows} == {"weighted"}
+        for row in rows:
+            system = row["target"]
+            length = [len(s) for s in ann.annotate(texts[system])]
+            docs = {d: [n for n in picked if ids[n - 1] == d] for d in ("d1", "d2")}
+            mean = {d: sum(seg[(system, n)] * length[n - 1] for n in ns) / sum(length[n - 1] for n in ns)
+                    for d, ns in docs.items()}
+            expected = mean[row["doc"]] if level == "doc" else sum(len(docs[d]) * mean[d] for d in docs) / len(picked)
+            assert float(row["score"]) == pytest.approx(expected, abs=1e-12), (level, row)
+            assert ann.parsed == 0  # iqsetup parsed them: read from its cache

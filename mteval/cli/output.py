@@ -60,6 +60,7 @@ def write_json(records: Sequence[Record], out: TextIO) -> None:
 
 RULES = {"stats": "from summed statistics", "bootstrap": "as ROUGE's bootstrap average of segment scores",
          "mean": "as the mean of segment scores", "file": "as read from the score file",
+         "weighted": "as SEPIA's means weighted by segment length, then by document size",
          "recompute": "computed again on those lines (mteval-v13a's NIST weights of their references)"}
 _PART = {"sys": "sys scores of part of the test set", "doc": "doc scores computed for part of the test set"}
 

@@ -30,7 +30,7 @@ from mteval.experiment.spec import Experiment
 from mteval.experiment.texts import LoadedTexts
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics import registry
-from mteval.metrics.base import MEAN, RECOMPUTE, STATS, MetricFamily, Side, StatsFamily, nan_mean
+from mteval.metrics.base import MEAN, NEEDS_STATS, RECOMPUTE, MetricFamily, Side, StatsFamily, nan_mean
 from mteval.setup.hybrid import read_generated
 from mteval.store.cache import ScoreCache, refset_name
 from mteval.store.iqxml import ScoreFile
@@ -71,14 +71,16 @@ class Aggregator:
         """The aggregate of a score read from the file (the whole test set or a whole document)."""
         return self.family.aggregation(level) if self.family is not None else FILE
 
-    def subset(self, found: tuple[Path, ScoreFile], rows: np.ndarray, level: str) -> float:
-        """The ``level`` score of the segments ``rows`` (0-based) under the metric's rule."""
+    def subset(self, found: tuple[Path, ScoreFile], rows: np.ndarray, level: str,
+               documents: DocumentIndex | None = None) -> float:
+        """The ``level`` score of the segments ``rows`` (0-based) under the metric's rule (``documents``:
+        the test set's, for a rule that weighs them)."""
         path, score_file = found
         if self.family is None:
             return nan_mean(score_file.scores.segments[rows])
-        if self.rule(level, recompute=False) == STATS:
+        if self.rule(level, recompute=False) in NEEDS_STATS:
             check_statistics(self.family, self.metric, level, path, score_file)
-        return self.family.subset_score(score_file.scores, rows, self.variant, level)
+        return self.family.subset_score(score_file.scores, rows, self.variant, level, documents)
 
 
 def check_statistics(family: MetricFamily, metric: str, level: str, path: Path, score_file: ScoreFile) -> None:
@@ -180,7 +182,7 @@ def level_records(found: tuple[Path, ScoreFile], base: Record, sel: Selection, d
         if again is not None:
             value, rule = _from_stats(how, again), RECOMPUTE
         elif part:
-            value, rule = how.subset(found, rows, "sys"), how.rule("sys", recompute=False)
+            value, rule = how.subset(found, rows, "sys", documents), how.rule("sys", recompute=False)
         else:
             value, rule = scores.system, how.stored("sys")
         return [{**base, "level": "sys", "doc": "-", "segment": "-", "score": value, "aggregate": rule,

@@ -20,7 +20,7 @@ statistics travel with the scores (``ScoreSet.stats``, stored in the score file)
 *Aggregation rules* (``docs/statistics.md``): :meth:`MetricFamily.aggregation` says how a
 document (``doc``) or system (``sys``) score follows from its segments as the reference tool
 computes it -- ``stats`` (the score of summed statistics), ``mean`` (the mean of segment scores)
-or a family's own rule (ROUGE's ``bootstrap``) -- and :meth:`MetricFamily.subset_score` applies it
+or a family's own rule (ROUGE's ``bootstrap``, SEPIA's ``weighted``) -- and :meth:`MetricFamily.subset_score` applies it
 to any subset of segments (``iqeval -T``, part of a document), so a subset's score is what the
 reference tool would report run on those segments alone. Where a segment's statistics depend on
 lines outside the subset (mteval-v13a's NIST information weights, counted over every reference line
@@ -44,11 +44,13 @@ from mteval.io.corpus import DocumentIndex
 from mteval.metrics.parameters import Parameter, settings
 from mteval.scores import ScoreSet
 
-__all__ = ["BOOTSTRAP", "MEAN", "RECOMPUTE", "STATS", "MetricFamily", "MetricInfo", "ScoreSet", "Side", "StatsFamily",
-           "mean_score_set", "nan_mean", "scores_from_stats_matrix"]
+__all__ = ["BOOTSTRAP", "MEAN", "NEEDS_STATS", "RECOMPUTE", "STATS", "WEIGHTED", "MetricFamily", "MetricInfo",
+           "ScoreSet", "Side", "StatsFamily", "mean_score_set", "nan_mean", "scores_from_stats_matrix"]
 
 MEAN, STATS, BOOTSTRAP = "mean", "stats", "bootstrap"  # aggregation rules (docs/statistics.md)
 RECOMPUTE = "recompute"  # a subset's statistics computed again from its lines' texts (NIST)
+WEIGHTED = "weighted"  # SEPIA: documents weight segments by their length, the system documents by their size
+NEEDS_STATS = (STATS, WEIGHTED)  # the rules whose subset scores read the file's statistics
 
 
 @dataclass(frozen=True)
@@ -149,10 +151,12 @@ class MetricFamily(ABC):
         reference tool's score of a subset depends on lines outside it (``recompute``)."""
         return self.aggregation(level)
 
-    def subset_score(self, scores: ScoreSet, rows: np.ndarray, variant: str, level: str) -> float:
-        """The ``level`` score of the segments ``rows`` (0-based) under :meth:`aggregation`; here
-        the mean of their scores, a segment without a score counted as 0 (:func:`mean_score_set`,
-        as the family's own document and system scores)."""
+    def subset_score(self, scores: ScoreSet, rows: np.ndarray, variant: str, level: str,
+                     documents: DocumentIndex | None = None) -> float:
+        """The ``level`` score of the segments ``rows`` (0-based) under :meth:`aggregation` (``documents``:
+        the test set's, for a rule that weighs documents); here the mean of their scores, a segment
+        without a score counted as 0 (:func:`mean_score_set`, as the family's own document and
+        system scores)."""
         chosen = np.nan_to_num(np.asarray(scores.segments, dtype=np.float64)[rows], nan=0.0)
         return float(chosen.mean()) if len(chosen) else float("nan")
 
@@ -191,11 +195,12 @@ class StatsFamily(MetricFamily):
         """Documents and the system from summed statistics (override where the tool differs)."""
         return STATS
 
-    def subset_score(self, scores: ScoreSet, rows: np.ndarray, variant: str, level: str) -> float:
+    def subset_score(self, scores: ScoreSet, rows: np.ndarray, variant: str, level: str,
+                     documents: DocumentIndex | None = None) -> float:
         """Under the ``stats`` rule, the score of the rows' summed statistics (``scores.stats``
         must be there: the caller checks); otherwise the mean of their scores."""
         if self.aggregation(level) != STATS:
-            return super().subset_score(scores, rows, variant, level)
+            return super().subset_score(scores, rows, variant, level, documents)
         if scores.stats is None:
             raise ValueError(f"{self.family}: no statistics to compute a {level} score from")
         return self.score_from_stats(scores.stats[rows].sum(axis=0), variant)

@@ -501,11 +501,12 @@ class RougeFamily(MetricFamily):
         scores, not of summed statistics); documents: Asiya's mean of segment scores."""
         return BOOTSTRAP if level == "sys" and self.bootstrap else MEAN
 
-    def subset_score(self, scores: ScoreSet, rows: np.ndarray, variant: str, level: str) -> float:
+    def subset_score(self, scores: ScoreSet, rows: np.ndarray, variant: str, level: str,
+                     documents: DocumentIndex | None = None) -> float:
         """What ROUGE-1.5.5 reports for those segments alone (numbered 1..n in their order)."""
         if self.aggregation(level) == BOOTSTRAP:
             return bootstrap_average(scores.segments[rows])
-        return super().subset_score(scores, rows, variant, level)
+        return super().subset_score(scores, rows, variant, level, documents)
 
     def prepare(self, references: Sequence[Side]) -> list[list[Ids]]:
         """Per reference, the token ids of each segment."""

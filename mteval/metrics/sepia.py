@@ -29,7 +29,10 @@ when the shortest reference is over twice the hypothesis). A sub-score with noth
 3-word hypothesis has no 4-gram; a 1-word one no SB) is left out of the mean rather than counted
 as 0, so that identical trees score 1. Document score = hypothesis-length
 weighted mean of its segments; system score = document-size (in segments) weighted mean of
-documents.
+documents (§2.2; the ``weighted`` aggregation rule). The segments' lengths travel with the scores
+(``ScoreSet.stats``, one column), so the score of part of the test set (``iqeval -T``, part of a
+document) follows the same rule on those segments (version 2; version 1 stored no lengths, and
+iqeval gave such a part the plain mean of its segments).
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ import numpy as np
 from mteval.annotate.model import Sentence
 from mteval.errors import ConfigError, InputError
 from mteval.io.corpus import DocumentIndex
-from mteval.metrics.base import MetricFamily, MetricInfo, ScoreSet, Side
+from mteval.metrics.base import WEIGHTED, MetricFamily, MetricInfo, ScoreSet, Side
 from mteval.metrics.ngrams import max_counts, ngram_counts
 from mteval.metrics.registry import register
 
@@ -201,7 +204,8 @@ class PreparedSegment:
 
 
 def aggregate(segments: np.ndarray, lengths: np.ndarray, documents: DocumentIndex) -> ScoreSet:
-    """Document = length-weighted mean of segments; system = segment-count-weighted mean of docs."""
+    """Document = length-weighted mean of segments; system = segment-count-weighted mean of docs
+    (§2.2); the lengths are kept as the statistics (one column)."""
     docs: dict[str, float] = {}
     sizes = []
     for d in documents.documents:
@@ -211,7 +215,7 @@ def aggregate(segments: np.ndarray, lengths: np.ndarray, documents: DocumentInde
         sizes.append(len(rows))
     size = np.asarray(sizes, dtype=np.float64)
     system = float((np.asarray(list(docs.values())) * size).sum() / size.sum()) if size.sum() else 0.0
-    return ScoreSet(system, docs, segments)
+    return ScoreSet(system, docs, segments, np.asarray(lengths, dtype=np.float64).reshape(-1, 1))
 
 
 VARIANT_MODES: dict[str, tuple[str | None, bool | None]] = {
@@ -235,6 +239,7 @@ class Sepia(MetricFamily):
 
     family = "SEPIA"
     variants = tuple(VARIANT_MODES)
+    version = "2"  # 2: the segments' lengths stored, for the scores of part of the test set
     needs_annotation = True
     _OPTIONS: ClassVar[set[str]] = {"mode", "mean", "brevity_penalty", "pos"}
 
@@ -257,6 +262,22 @@ class Sepia(MetricFamily):
             self._modes[name] = (mode, harmonic if harmonic is not None else mean == "harmonic")
         self._flags = sorted({m.flags for m, _ in self._modes.values()})
         self._max_order = max((max(m.ngrams, default=0) for m, _ in self._modes.values()), default=0)
+
+    def aggregation(self, level: str) -> str:
+        """Documents and the system as weighted means (§2.2: :func:`aggregate`)."""
+        return WEIGHTED
+
+    def subset_score(self, scores: ScoreSet, rows: np.ndarray, variant: str, level: str,
+                     documents: DocumentIndex | None = None) -> float:
+        """§2.2 on the segments ``rows`` alone: a document's score weighs its selected segments by
+        their length, the system's its documents by their selected segments (``documents``: the test
+        set's; a ``doc`` score, or none given, is one document). ValueError without the lengths."""
+        if scores.stats is None:
+            raise ValueError(f"SEPIA: no segment lengths to weigh a {level} score of part of the test set")
+        rows = np.asarray(rows, dtype=np.intp)
+        ids = ("-",) * len(rows) if level == "doc" or documents is None else tuple(documents.doc_ids[i] for i in rows)
+        docs = DocumentIndex(ids)
+        return aggregate(np.asarray(scores.segments, dtype=np.float64)[rows], scores.stats[rows, 0], docs).system
 
     def info(self, variant: str) -> MetricInfo:
         """A mean of precisions times a penalty in [0, 1]."""

@@ -38,7 +38,7 @@ from mteval.experiment.hybrid_set import spec_of
 from mteval.experiment.spec import Experiment
 from mteval.experiment.texts import LoadedTexts
 from mteval.metrics import registry
-from mteval.metrics.base import STATS, MetricFamily, Side
+from mteval.metrics.base import NEEDS_STATS, MetricFamily, Side
 from mteval.progress import Bar, bar
 from mteval.setup import hybrid
 from mteval.setup.annotation import AnnotationProvider
@@ -183,7 +183,7 @@ class SetupRun:
         signatures = {v: self.signature(family, v) for v in variants}
         rules = {level: family.aggregation(level) for level in ("sys", "doc")}
         aggregate = " ".join(f"{level}:{rule}" for level, rule in rules.items())
-        needs_stats = STATS in rules.values()
+        needs_stats = any(rule in NEEDS_STATS for rule in rules.values())
         planned = []
         for references, group in by_refset.items():
             todo = []
