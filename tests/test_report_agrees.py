@@ -39,7 +39,7 @@ def _json(*args: str) -> Any:
     return json.loads(done.stdout)
 
 
-@pytest.fixture(scope="module", params=["ende", "ruen"])
+@pytest.fixture(scope="module", params=["ende", pytest.param("ruen", marks=pytest.mark.slow)])  # ruen ~6 s: test-all
 def campaign(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
     """A scored campaign and its report's JSON (default test options, as -compare's)."""
     tmp = tmp_path_factory.mktemp(request.param)
