@@ -198,6 +198,7 @@ def test_real_parses_come_back_identical(damage: str, real_cache: tuple[Path, An
     assert fingerprints(again, texts) == before and 0 < again.parsed <= 3
 
 
+@pytest.mark.models  # the Annotator needs Stanza installed, though the parser is a stand-in
 def test_a_cache_without_some_arc_scores_is_repaired_once(tmp_path: Path) -> None:
     """A cache written before 2026-11-28 has no arc scores for some short segments (``Wow!!!
     Really???``): they are parsed again once, into a repair shard that later reads prefer."""
@@ -218,6 +219,7 @@ def test_a_cache_without_some_arc_scores_is_repaired_once(tmp_path: Path) -> Non
     assert later._parser.calls == []  # type: ignore[union-attr]
 
 
+@pytest.mark.models  # the Annotator needs Stanza installed, though the parser is a stand-in
 def test_a_parser_without_arc_scores_is_one_line(tmp_path: Path) -> None:
     class NoScores(FakeParser):
         def parse(self, texts: Sequence[str]) -> list[tuple[Sentence, ArcScores]]:
