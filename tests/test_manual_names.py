@@ -27,6 +27,9 @@ from mteval.metrics import aliases, registry
 from mteval.metrics.base import Side
 from mteval.metrics.meteor import MeteorFamily
 
+SLOW = pytest.mark.slow  # the manual-name runs share a ~9 s parse (~25 s in all): in make test-all, so the
+# fast tier stays under 8 minutes (it measured 8:26 on 2 cores on 2026-11-28)
+
 # manual name -> the registered metric it means (manual section); 1-WER/1-PER: see ONE_MINUS
 MANUAL: dict[str, str] = {
     "SP-Op-*": "SP-Op(*)", "SP-Op-NN": "SP-Op(NN)", "SP-Oc-*": "SP-Oc(*)",  # §5.3
@@ -119,6 +122,7 @@ def experiment(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Path
 
 
 @pytest.mark.models
+@SLOW
 @pytest.mark.parametrize("name", list(MANUAL))
 def test_manual_name(name: str, experiment: tuple[dict[str, Path], dict]) -> None:
     configs, expected = experiment
@@ -129,6 +133,7 @@ def test_manual_name(name: str, experiment: tuple[dict[str, Path], dict]) -> Non
 
 
 @pytest.mark.models
+@SLOW
 def test_manual_names_at_system_level(experiment: tuple[dict[str, Path], dict]) -> None:
     configs, expected = experiment
     seen = set()
@@ -141,6 +146,7 @@ def test_manual_names_at_system_level(experiment: tuple[dict[str, Path], dict]) 
 
 
 @pytest.mark.models
+@SLOW
 def test_comma_in_a_name_of_a_list(experiment: tuple[dict[str, Path], dict]) -> None:
     """-M 'SR-Or,w-*,SR-Or(*)': two names (the first has a comma), one metric shown once."""
     configs, _ = experiment
@@ -151,6 +157,7 @@ def test_comma_in_a_name_of_a_list(experiment: tuple[dict[str, Path], dict]) -> 
 
 
 @pytest.mark.models
+@SLOW
 def test_ne_star_spellings_mean_different_metrics(experiment: tuple[dict[str, Path], dict]) -> None:
     """The data tells NE-Oe(*) from NE-Oe(**) (so the NE rows above can catch a swap)."""
     _, expected = experiment
