@@ -229,3 +229,21 @@ def test_a_parser_without_arc_scores_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(MtevalError, match="gave no arc scores .* needs the biaffine graph parser"):
         ann.arc_scores(TEXTS[:2])
     assert [s for s in shards(tmp_path) if s.name.startswith("r-")] == []
+
+
+@pytest.mark.models  # the Annotator needs Stanza installed, though the parser is a stand-in
+def test_no_graph_parser_fails_before_parsing_again(tmp_path: Path) -> None:
+    """Without ``depparse`` among the processors there is nothing to ask for arc scores: the one
+    line comes at once, with no parse and no repair shard."""
+    class NoScores(FakeParser):
+        def parse(self, texts: Sequence[str]) -> list[tuple[Sentence, ArcScores]]:
+            return [(s, None) for s, _ in super().parse(texts)]  # type: ignore[misc]
+
+    ann = Annotator(tmp_path, processors="tokenize,pos,lemma")
+    ann._parser = parser = NoScores()  # type: ignore[assignment]
+    ann.annotate(TEXTS[:2])
+    assert sorted(parser.calls) == sorted(TEXTS[:2])
+    with pytest.raises(MtevalError, match="gave no arc scores .* needs the biaffine graph parser"):
+        ann.arc_scores(TEXTS[:2])
+    assert sorted(parser.calls) == sorted(TEXTS[:2])
+    assert [s for s in shards(tmp_path) if s.name.startswith("r-")] == []

@@ -192,8 +192,9 @@ class Annotator:
                 self.cache.refresh()  # another run may have repaired them meanwhile
                 out = self.cache.arc_scores(todo)
                 todo = [k for k in todo if k not in out]
-                parsed = self._get_parser().parse([self._texts[k] for k in todo]) if todo else []
-                if any(a is None or s.words != cached[k].words for k, (s, a) in zip(todo, parsed, strict=True)):
+                parsed = self._get_parser().parse([self._texts[k] for k in todo]) if todo and self._graph else []
+                if len(parsed) < len(todo) or any(a is None or s.words != cached[k].words
+                                                  for k, (s, a) in zip(todo, parsed, strict=True)):
                     raise MtevalError(f"the parser gave no arc scores ({self.processors}); EDPM needs the "
                                       f"biaffine graph parser (depparse)")
                 out.update((k, a) for k, (_, a) in zip(todo, parsed, strict=True) if a is not None)
@@ -203,6 +204,11 @@ class Annotator:
             out.setdefault(k, ArcScores(np.full((1, 1), -np.inf, np.float32), labels,
                                         np.zeros((0, 1), np.int16), np.zeros((0, 1, len(labels)), np.float16)))
         return out
+
+    @property
+    def _graph(self) -> bool:
+        """Whether the processors include a dependency parser (which may give arc scores)."""
+        return "depparse" in self.processors.split(",")
 
     def annotate_with_scores(self, texts: Sequence[str]) -> list[Sentence]:
         """:meth:`annotate` with each Sentence's ``scores`` set from :meth:`arc_scores` (for EDPM)."""
