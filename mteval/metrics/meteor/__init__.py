@@ -3,7 +3,8 @@
 Asiya's invocation (``METEOR.pm``): ``meteor-1.4.jar tst ref -sgml -l en -m "<modules>"
 [-a paraphrase-en.gz]``: English parameters alpha beta gamma delta = 0.85 0.2 0.6 0.75, module
 weights taken **positionally** from 1.0 0.6 0.8 0.6, case-sensitive, no normalisation, whitespace
-tokenisation; with several references the best-scoring one per segment; system and document
+tokenisation; with several references the best-scoring one per segment (on ties the first in the
+jar's own order of reference names: :mod:`.reference_order`); system and document
 scores from summed statistics (:mod:`.scoring`).
 
 Variants (IQMT name / Asiya name: modules, weights):
@@ -44,6 +45,7 @@ from mteval.metrics.aliases import DUPLICATES
 from mteval.metrics.base import MetricInfo, ScoreSet, Side, StatsFamily, scores_from_stats_matrix
 from mteval.metrics.meteor import matchers
 from mteval.metrics.meteor.alignment import Matcher, align
+from mteval.metrics.meteor.reference_order import meteor_reference_order
 from mteval.metrics.meteor.scoring import MODULE_WEIGHTS, N_STATS, alignment_stats, meteor_scores
 from mteval.metrics.registry import canonical, register
 from mteval.metrics.segment_cache import PAIR_CACHE_LIMIT, SegmentCache
@@ -93,7 +95,7 @@ class MeteorFamily(StatsFamily):
 
     family = "METEOR"
     variants = tuple(v for v in MODULES if v not in DUPLICATES)
-    version = "1"
+    version = "2"  # 2: ties between references as the jar breaks them (reference_order)
     by_language = True
     # Every variant is computed together (segment_stats); one pair of real words (issue 29,
     # docs/reliability.md) took 25-29 s at 5,000 words, 52 s at 10,000 and over 60 s at 20,000 on
@@ -118,8 +120,10 @@ class MeteorFamily(StatsFamily):
         return meteor_tokens(text if self.case_sensitive else text.lower())
 
     def prepare(self, references: Sequence[Side]) -> list[list[tuple[str, ...]]]:
-        """Per segment, the words of every reference."""
-        per_ref = [[self._words(t) for t in ref.texts] for ref in references]
+        """Per segment, the words of every reference, in the order the Meteor jar tries them
+        (:mod:`.reference_order`: the first best one is kept, which decides ties)."""
+        ordered = [references[i] for i in meteor_reference_order([r.name for r in references])]
+        per_ref = [[self._words(t) for t in ref.texts] for ref in ordered]
         if len({len(r) for r in per_ref}) > 1:
             sizes = ", ".join(f"{ref.name}: {len(ref.texts)}" for ref in references)
             raise InputError(f"references differ in segment count ({sizes})")
@@ -140,7 +144,7 @@ class MeteorFamily(StatsFamily):
         return row
 
     def variant_stats(self, hypothesis: Side, prepared: list[list[tuple[str, ...]]], variant: str) -> np.ndarray:
-        """Per segment, the statistics of the best-scoring reference (first one on ties)."""
+        """Per segment, the statistics of the best-scoring reference (the first in :meth:`prepare`'s order on ties)."""
         if len(hypothesis.texts) != len(prepared):
             raise InputError(f"{hypothesis.name}: {len(hypothesis.texts)} segments, but the "
                              f"references have {len(prepared)}")
