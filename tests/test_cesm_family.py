@@ -136,8 +136,8 @@ def test_registered() -> None:
 
 
 @st.composite
-def sentences(draw: st.DrawFn) -> Sentence:
-    n = draw(st.integers(1, 7))
+def sentences(draw: st.DrawFn, max_words: int = 7) -> Sentence:
+    n = draw(st.integers(1, max_words))
     root = draw(st.integers(1, n))
     heads = []
     for i in range(1, n + 1):
@@ -169,3 +169,26 @@ def test_repeated_references_change_nothing() -> None:
     ref, hyp = parse_conllu(REF)[0], parse_conllu(HYP)[0]
     once, thrice = run([hyp], [[ref]]), run([hyp], [[ref], [ref], [ref]])
     assert all(once[v].tolist() == thrice[v].tolist() for v in once)
+
+
+@settings(max_examples=300, deadline=None)
+@given(sentences(3), sentences(4), sentences(4))
+def test_no_score_depends_on_the_order_of_the_references(h: Sentence, a: Sentence, b: Sentence) -> None:
+    """Equal F1 with other P and R (swapped) is common; the tie goes to the smaller reference, then
+    the higher P, whichever is listed first (the first one listed won until 2026-11-28)."""
+    ab, ba = run([h], [[a], [b]]), run([h], [[b], [a]])
+    assert {v: s.tolist() for v, s in ab.items()} == {v: s.tolist() for v, s in ba.items()}
+
+
+def test_a_tie_goes_to_the_smaller_reference() -> None:
+    def tree(forms: str, heads: list[int]) -> Sentence:
+        return Sentence(tuple(Word(i, f, head=h) for i, (f, h) in enumerate(zip(forms.split(), heads, strict=True), 1)),
+                        forms)
+
+    hyp, small, large = tree("a a", [0, 1]), tree("a", [0]), tree("a a b", [0, 1, 1])
+    one, other = run([hyp], [[small]]), run([hyp], [[large]])
+    assert one["CESM"][0] == other["CESM"][0] == pytest.approx(2 / 3)  # the tie this test is about
+    assert (one["CESM-R"][0], other["CESM-R"][0]) == (1.0, 0.5)
+    for refs in ([[small], [large]], [[large], [small]]):
+        got = run([hyp], refs)
+        assert [got[v][0] for v in ("CESM", "CESM-P", "CESM-R")] == [one[v][0] for v in ("CESM", "CESM-P", "CESM-R")]

@@ -32,8 +32,9 @@ virtual root alone holds no word and is not counted; an empty segment therefore 
 with a non-empty one, and two empty segments score 1.
 
 Multiple references: per segment the reference with the highest F1 (of that mode) is kept and
-its P and R are reported. Document and system scores: means of segment scores (the paper's
-system score is the average of segment scores, Table 1).
+its P and R are reported; on a tie the smaller reference (fewer subtrees), then the higher P, so
+that no score depends on the order of the references (:func:`_best_first`). Document and system
+scores: means of segment scores (the paper's system score is the average of segment scores, Table 1).
 
 Algorithm (:func:`acet`): C(u, v) = number of common embedded subtrees topped at u and v =
 [label(u) = label(v)] * S(u, v), where S(u, v) sums, over pairs of equally long sequences of
@@ -339,9 +340,14 @@ def sentence_parents(sentence: Sentence, virtual_root: bool = False) -> list[int
     return [n if h == 0 else h - 1 for h in heads] + [-1]
 
 
-def _f_or_lowest(prf: tuple[float, float, float]) -> float:
-    """Sort key of a (P, R, F1): F1, NaN (a reference over the work bound) below everything."""
-    return -math.inf if math.isnan(prf[2]) else prf[2]
+def _best_first(candidate: tuple[tuple[float, float, float], float]) -> tuple[float, float, float]:
+    """Sort key of a reference's ((P, R, F1), ACET(r,r)): the highest F1 (NaN, a reference over the
+    work bound, below everything); on a tie the smaller reference (fewer subtrees: the higher R, as
+    DPM/EDPM's fewer reference items and BLEU's shorter closest length), then the higher P. Equal F1
+    with other P and R is common (P and R swapped: 0.0625/0.125 and 0.125/0.0625), so taking the
+    first reference listed made CESM-P and CESM-R depend on the order of the references."""
+    (p, _, f), ref_self = candidate
+    return (-math.inf if math.isnan(f) else f, -ref_self, p)
 
 
 @dataclass
@@ -376,7 +382,7 @@ class CesmFamily(MetricFamily):
     family: ClassVar[str] = "CESM"
     variants: ClassVar[tuple[str, ...]] = (
         "CESM", "CESM-P", "CESM-R", "CESM-anyroot", "CESM-anyroot-P", "CESM-anyroot-R")
-    version: ClassVar[str] = "1"
+    version: ClassVar[str] = "2"  # 2: ties between references order-free (_best_first)
     needs_annotation: ClassVar[bool] = True
 
     def __init__(self, case_sensitive: bool = True, label: str = "form", virtual_root: bool = False,
@@ -456,10 +462,10 @@ class CesmFamily(MetricFamily):
             hkey = self._key(sentence)
             self._counts(hkey, prepared, i)
             for m, prefix in enumerate(("CESM", "CESM-anyroot")):
-                best = max((f_measure(self._cross[(ref.keys[i], hkey)][m], self._self[hkey][m],
-                                      self._self[ref.keys[i]][m]) for ref in prepared),
-                           key=_f_or_lowest, default=(0.0, 0.0, 0.0))
-                out[prefix + "-P"][i], out[prefix + "-R"][i], out[prefix][i] = best
+                best = max(((f_measure(self._cross[(ref.keys[i], hkey)][m], self._self[hkey][m],
+                                       self._self[ref.keys[i]][m]), self._self[ref.keys[i]][m]) for ref in prepared),
+                           key=_best_first, default=((0.0, 0.0, 0.0), 0.0))
+                out[prefix + "-P"][i], out[prefix + "-R"][i], out[prefix][i] = best[0]
         unscored = int(np.isnan(out["CESM-anyroot"]).sum())
         if unscored:
             LOG.warning("CESM: %d segment(s) of %s over the DP bound of %d cells (trees of thousands "
