@@ -100,10 +100,9 @@ CASES = [
 
 @pytest.mark.parametrize(("hyp", "ref"), CASES)
 def test_sentence_cases_match_sacrebleu(hyp: str, ref: str) -> None:
-    ours = _ours([hyp], [[ref]])
-    assert ours["chrF"].segments[0] == pytest.approx(sacrebleu.sentence_chrf(hyp, [ref]).score, abs=1e-9)
-    assert ours["chrF++"].segments[0] == pytest.approx(
-        sacrebleu.sentence_chrf(hyp, [ref], word_order=2).score, abs=1e-9)
+    ours = _ours([hyp], [[ref]])  # the same float operations in the same order: equal floats
+    assert ours["chrF"].segments[0] == sacrebleu.sentence_chrf(hyp, [ref]).score
+    assert ours["chrF++"].segments[0] == sacrebleu.sentence_chrf(hyp, [ref], word_order=2).score
 
 
 def test_corpus_with_two_references_matches_sacrebleu() -> None:
@@ -112,9 +111,22 @@ def test_corpus_with_two_references_matches_sacrebleu() -> None:
     refs2 = list(reversed(refs1))
     ours = _ours(hyps, [refs1, refs2])
     from sacrebleu.metrics import CHRF
-    assert ours["chrF"].system == pytest.approx(CHRF().corpus_score(hyps, [refs1, refs2]).score, abs=1e-9)
-    assert ours["chrF++"].system == pytest.approx(
-        CHRF(word_order=2).corpus_score(hyps, [refs1, refs2]).score, abs=1e-9)
+    assert ours["chrF"].system == CHRF().corpus_score(hyps, [refs1, refs2]).score
+    assert ours["chrF++"].system == CHRF(word_order=2).corpus_score(hyps, [refs1, refs2]).score
+
+
+def test_references_tied_but_for_rounding_are_chosen_as_sacrebleu_does() -> None:
+    """The hypothesis scores 1.893939393939394 against the first reference and 1.8939393939393943
+    (one unit in the last place more) against the second, with other statistics: sacreBLEU keeps
+    the second, and so must we. Averaging the orders in another float order made the first win
+    and moved the system score from 10.29 to 27.72 (until 2026-11-28)."""
+    from sacrebleu.metrics import CHRF
+    hyps = ["² 1,000 3-2 ａｂｃ", "the cat"]
+    refs1 = ["² ＡＢＣ they", "the cat sat"]
+    refs2 = ["what ²co-op2nd her  $5 x-ray &#39; into them* $5  's", "a cat"]
+    assert CHRF().sentence_score(hyps[0], [refs1[0]]).score < CHRF().sentence_score(hyps[0], [refs2[0]]).score
+    ours = _ours(hyps, [refs1, refs2])
+    assert ours["chrF"].system == CHRF().corpus_score(hyps, [refs1, refs2]).score
 
 
 def test_split_punctuation() -> None:
@@ -132,9 +144,8 @@ def test_random_sentences_match_sacrebleu(rows: list[tuple[str, str, str]]) -> N
     ours = _ours(hyps, [r1, r2])
     from sacrebleu.metrics import CHRF
     for variant, metric in (("chrF", CHRF()), ("chrF++", CHRF(word_order=2))):
-        assert ours[variant].system == pytest.approx(metric.corpus_score(hyps, [r1, r2]).score, abs=1e-9)
-        expected = [metric.sentence_score(h, [a, b]).score for h, a, b in rows]
-        np.testing.assert_allclose(ours[variant].segments, expected, rtol=0, atol=1e-9)
+        assert ours[variant].system == metric.corpus_score(hyps, [r1, r2]).score
+        assert ours[variant].segments.tolist() == [metric.sentence_score(h, [a, b]).score for h, a, b in rows]
 
 
 @settings(max_examples=200, deadline=None)

@@ -259,22 +259,27 @@ def pair_stats(hyps: Sequence[str], refs: Sequence[str], lowercase: bool = False
 
 
 def f_scores(stats: np.ndarray, n_orders: int, beta: float = BETA) -> np.ndarray:
-    """chrF of each row of ``[hyp, ref, match] * n_orders`` statistics, 0-100 (Popović 2015, eq. 1)."""
+    """chrF of each row of ``[hyp, ref, match] * n_orders`` statistics, 0-100 (Popović 2015, eq. 1),
+    with sacreBLEU's float operations in sacreBLEU's order (``CHRF._compute_f_score``: precisions
+    and recalls summed order by order, ``100 * (num / den)``), so equal floats. Not only the last
+    bit of a score depends on it: with several references the best one is chosen by comparing these
+    floats, and two references whose scores are equal but for rounding, with other statistics, moved
+    a system's chrF by 1.4 points when another summation order made the other one win."""
     s = np.asarray(stats, dtype=np.float64).reshape(len(stats), n_orders, 3)
-    n_hyp, n_ref, n_match = s[..., 0], s[..., 1], s[..., 2]
-    valid = (n_hyp > 0) & (n_ref > 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        prec = np.where(valid, n_match / np.where(n_hyp > 0, n_hyp, 1), 0.0)
-        rec = np.where(valid, n_match / np.where(n_ref > 0, n_ref, 1), 0.0)
-    effective = valid.sum(axis=1)
-    denom_order = np.maximum(effective, 1)
-    avg_p = prec.sum(axis=1) / denom_order
-    avg_r = rec.sum(axis=1) / denom_order
     factor = beta ** 2
-    num = (1 + factor) * avg_p * avg_r
-    den = factor * avg_p + avg_r
+    avg_p, avg_r, effective = np.zeros(len(s)), np.zeros(len(s)), np.zeros(len(s))
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(avg_p + avg_r > 0, 100.0 * num / np.where(den > 0, den, 1), 0.0)
+        for i in range(n_orders):
+            n_hyp, n_ref, n_match = s[:, i, 0], s[:, i, 1], s[:, i, 2]
+            valid = (n_hyp > 0) & (n_ref > 0)
+            avg_p = avg_p + np.where(valid, n_match / np.where(valid, n_hyp, 1), 0.0)
+            avg_r = avg_r + np.where(valid, n_match / np.where(valid, n_ref, 1), 0.0)
+            effective = effective + valid
+        avg_p = np.where(effective > 0, avg_p / np.maximum(effective, 1), 0.0)
+        avg_r = np.where(effective > 0, avg_r / np.maximum(effective, 1), 0.0)
+        num = (1 + factor) * avg_p * avg_r
+        den = (factor * avg_p) + avg_r
+        return np.where(avg_p + avg_r != 0, 100 * (num / np.where(den != 0, den, 1)), 0.0)
 
 
 def eps_f_scores(stats: np.ndarray, n_orders: int, beta: int = BETA) -> np.ndarray:
@@ -321,6 +326,7 @@ class ChrF(StatsFamily):
 
     family = "chrF"
     variants = ("chrF", "chrF++")
+    version = "2"  # 2: sacreBLEU's float operations, so its choice of the best of several references
     parameters: ClassVar[dict[str, Parameter]] = {
         "beta": Parameter("beta", str(BETA), kind="int", low=1, help="recall's weight (sacreBLEU --chrf-beta)"),
         "eps_smoothing": Parameter("eps_smoothing", "no", choices=_YES_NO,
