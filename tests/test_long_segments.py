@@ -188,13 +188,18 @@ def gtm_reference(hyp: Sequence[str], refs: Sequence[Sequence[str]]) -> list[flo
 
 
 @SETTINGS
-@given(TOKENS, st.lists(TOKENS, min_size=1, max_size=3), st.sampled_from([1, 2, 4096]))
-def test_gtm_bounded_greedy_equals_candidate_list(hyp: list[str], refs: list[list[str]], chunk: int) -> None:
-    gtm.CHUNK, saved = chunk, gtm.CHUNK
+@given(TOKENS, st.lists(TOKENS, min_size=1, max_size=3), st.sampled_from([1, 2, 4096]),
+       st.sampled_from([0, 10**9]), st.sampled_from([-1, 10**9]))
+def test_gtm_bounded_greedy_equals_candidate_list(hyp: list[str], refs: list[list[str]], chunk: int,
+                                                  literal: int, dense: int) -> None:
+    """Every path of ``greedy_runs`` (GTM's candidate list for short segments, the interval search
+    with its diagonals found one at a time or all at once, any chunk size) takes GTM's runs."""
+    saved = gtm.CHUNK, gtm.LITERAL_CELLS, gtm.DENSE_CELLS
+    gtm.CHUNK, gtm.LITERAL_CELLS, gtm.DENSE_CELLS = chunk, literal, dense
     try:
         assert gtm.greedy_runs(tuple(hyp), [tuple(r) for r in refs]) == gtm_reference(hyp, refs)
     finally:
-        gtm.CHUNK = saved
+        gtm.CHUNK, gtm.LITERAL_CELLS, gtm.DENSE_CELLS = saved
 
 
 def test_gtm_long_pairs_bounded() -> None:

@@ -65,13 +65,17 @@ def greedy_runs(hyp: Words, refs: Sequence[Words]) -> list[float]:
     intervals (one sorted array of the maximal diagonal runs of >= 2 hits, plus a heap of the
     pieces left when a run is cut by a taken one); runs of one cell are the last level
     (:func:`_single_cells`). The cap is applied as GTM applies it: the first free interval at least
-    as long as the remaining cap ends the matching with a run of exactly the cap.
+    as long as the remaining cap ends the matching with a run of exactly the cap. Short segments
+    (most of them) take GTM's own candidate list instead (:func:`_candidate_list_runs`), which is
+    faster there: 2.2 s instead of 10.6 s CPU for WMT21 ru-en's 30 pairs of 1,000 lines.
     """
     grid: list[str | None] = []
     for ref in refs:
         grid.extend(ref)
         grid.append(None)  # GTM's "REFERENCE BREAK": matches no token
     cap = min(float(len(hyp)), sum(len(r) for r in refs) / len(refs)) if refs else 0.0
+    if len(hyp) * len(grid) <= LITERAL_CELLS:
+        return _candidate_list_runs(hyp, grid, cap)
     ids: dict[str, int] = {}
     grid_ids = np.fromiter((-1 if t is None else ids.setdefault(t, len(ids)) for t in grid),
                            dtype=np.int64, count=len(grid))
@@ -85,14 +89,62 @@ def greedy_runs(hyp: Words, refs: Sequence[Words]) -> list[float]:
     return runs
 
 
+LITERAL_CELLS = 4096  # hypothesis x grid cells up to which GTM's own candidate list is the faster way
+
+
+def _candidate_list_runs(hyp: Words, grid: Sequence[str | None], cap: float) -> list[float]:
+    """GTM 1.4's greedy as GTM runs it: every candidate run (each hit cell with each length its
+    diagonal allows), longest first, then largest grid point, taken when all its cells are free,
+    the last one cut to the cap. Its list grows with the square of a diagonal's length, so only
+    short segments take it (``LITERAL_CELLS``: at most ~90,000 candidates); the same runs as the
+    interval search below (``tests/test_long_segments.py`` checks both against this procedure)."""
+    width = len(grid)
+    positions: dict[str, list[int]] = {}
+    for j, token in enumerate(grid):
+        if token is not None:
+            positions.setdefault(token, []).append(j)
+    hits = {(i, j) for i, token in enumerate(hyp) for j in positions.get(token, ())}
+    candidates: list[tuple[int, int, int, int]] = []
+    for i, j in hits:
+        reach = 1
+        while (i + reach, j + reach) in hits:
+            reach += 1
+        candidates.extend((-length, -(i * width + j), i, j) for length in range(1, reach + 1))
+    candidates.sort()
+    used_h, used_r = [False] * len(hyp), [False] * width
+    runs: list[float] = []
+    for neg_length, _, i, j in candidates:
+        if cap <= 0:
+            break
+        length = min(float(-neg_length), cap)
+        span = range(math.ceil(length))
+        if any(used_r[j + k] or used_h[i + k] for k in span):
+            continue
+        for k in span:
+            used_r[j + k] = used_h[i + k] = True
+        cap -= length
+        runs.append(length)
+    return runs
+
+
 CHUNK = 4096  # runs whose freedom is tested at once (vectorised) in :func:`_free_runs`
+
+
+DENSE_CELLS = 4_000_000  # at most this many cells of the skewed hit matrix: all diagonals at once
 
 
 def _diagonal_runs(hyp_ids: np.ndarray, grid_ids: np.ndarray) -> np.ndarray:
     """Every maximal diagonal run of >= 2 hits as one integer key ``length * cells + grid point``
     (``cells = |hyp| x width``, grid point ``i x width + j``), sorted as GTM takes candidates:
-    longest first, then largest grid point (8 bytes per run)."""
+    longest first, then largest grid point (8 bytes per run). Segments of usual length take every
+    diagonal at once (:func:`_dense_diagonal_runs`, the same keys); long ones one diagonal at a time."""
     n, width = len(hyp_ids), len(grid_ids)
+    if n < 2 or width < 2:
+        return np.zeros(0, dtype=np.int64)
+    if (n + width) * (n + 1) <= DENSE_CELLS:
+        out = _dense_diagonal_runs(hyp_ids, grid_ids)
+        out.sort()
+        return out[::-1]
     cells = n * width
     keys: list[np.ndarray] = []
     for d in range(-(n - 1), width):
@@ -111,6 +163,22 @@ def _diagonal_runs(hyp_ids: np.ndarray, grid_ids: np.ndarray) -> np.ndarray:
     out = np.concatenate(keys)
     out.sort()
     return out[::-1]
+
+
+def _dense_diagonal_runs(hyp_ids: np.ndarray, grid_ids: np.ndarray) -> np.ndarray:
+    """The keys of :func:`_diagonal_runs`, unsorted, from the hit matrix skewed so that each
+    diagonal ``d = j - i + n - 1`` is one row, in row order, ended by a column that is never a hit."""
+    n, width = len(hyp_ids), len(grid_ids)
+    rows, cols = np.nonzero(hyp_ids[:, None] == grid_ids[None, :])
+    skewed = np.zeros((n + width - 1, n + 1), dtype=bool)
+    skewed[cols - rows + n - 1, rows] = True
+    flat = np.concatenate(([False], skewed.ravel(), [False]))
+    edges = np.flatnonzero(flat[1:] != flat[:-1])
+    begin, length = edges[::2], edges[1::2] - edges[::2]
+    begin = begin[length >= 2].astype(np.int64)
+    length = length[length >= 2].astype(np.int64)
+    d, i = np.divmod(begin, n + 1)
+    return length * (n * width) + i * width + i + d - (n - 1)
 
 
 def _free_runs(hyp_ids: np.ndarray, grid_ids: np.ndarray, used_h: np.ndarray, used_r: np.ndarray,
