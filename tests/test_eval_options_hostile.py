@@ -368,3 +368,27 @@ def test_yaml_with_equals_signs_is_still_yaml(tmp_path: Path) -> None:
 def test_empty_correlation_list(experiment: Path, value: str) -> None:
     one_line_error(run("iqeval", "-assessments", str(MQM), "-G", "sys", value, str(experiment)), "iqeval",
                    "--corr", "names no correlation", "pearson")
+
+
+# ---- ranking lists: tied systems share a rank ----
+
+def test_tied_systems_share_their_rank(experiment: Path) -> None:
+    """``Copy`` is UEdin's output again: in every -O 1 list the two have one rank (standard
+    competition ranking: the next system's rank skips the shared places), whichever is listed first."""
+    result = run("iqeval", "-doOQ", "-G", "sys", "-O", "1", "-M", "BLEU,chrF", str(experiment))
+    assert result.returncode == 0, result.stderr
+    for block in result.stdout.strip().split("\n\n")[:2]:
+        rows = [line.split() for line in block.splitlines()[3:]]
+        rank = {target: int(r) for r, target, _ in rows}
+        assert rank["Copy"] == rank["UEdin"], block
+        assert sorted(rank.values()) == [1 + sum(v < x for v in rank.values()) for x in sorted(rank.values())]
+        assert [r for r, _, _ in rows] == sorted((r for r, _, _ in rows), key=int)
+
+
+def test_competition_ranks() -> None:
+    from mteval.cli.output import competition_ranks
+
+    assert competition_ranks([3.0, 2.0, 2.0, 1.0]) == ["1", "2", "2", "4"]
+    assert competition_ranks([1.0, 1.0, 1.0]) == ["1", "1", "1"]
+    assert competition_ranks([0.5, float("nan")]) == ["1", "-"]
+    assert competition_ranks([]) == []

@@ -161,7 +161,9 @@ def write_rankings(records: Sequence[Record], out: TextIO, higher_is_better: Cal
         best_first = higher_is_better(metric)
         rows.sort(key=lambda r: (math.isnan(r["score"]), -r["score"] if best_first else r["score"]))
         out.write(f"{metric}\n")
-        _table(["#", "target", "score"], [[str(i), row_label(r), cell(r)] for i, r in enumerate(rows, start=1)], out)
+        ranks = competition_ranks([r["score"] for r in rows])
+        _table(["#", "target", "score"], [[rank, row_label(r), cell(r)] for rank, r in zip(ranks, rows, strict=True)],
+               out)
         out.write("\n")
     if plain:
         _note(plain, out)
@@ -181,11 +183,25 @@ def _best_first(rows: list[Record]) -> list[Record]:
     return sorted(rows, key=lambda r: (math.isnan(r["score"]), -r["score"]))
 
 
-def _ranked(header: list[str], rows: list[list[str]], ranked: bool) -> tuple[list[str], list[list[str]]]:
-    """With ``ranked``, a leading ``#`` column."""
+def competition_ranks(scores: Sequence[float]) -> list[str]:
+    """Ranks of scores listed best first, equal scores sharing the best of their places (standard
+    competition ranking, ``1 1 3``; a rank must not tell tied systems apart); NaN: ``-``."""
+    ranks: list[str] = []
+    for i, score in enumerate(scores):
+        if math.isnan(score):
+            ranks.append("-")
+        else:
+            ranks.append(ranks[-1] if i and score == scores[i - 1] else str(i + 1))
+    return ranks
+
+
+def _ranked(header: list[str], rows: list[list[str]], ranked: bool,
+            scores: Sequence[float] | None = None) -> tuple[list[str], list[list[str]]]:
+    """With ``ranked``, a leading ``#`` column (:func:`competition_ranks` of ``scores``, listed best first)."""
     if not ranked:
         return header, rows
-    return ["#"] + header, [[str(i)] + r for i, r in enumerate(rows, start=1)]
+    ranks = competition_ranks(scores) if scores is not None else [str(i) for i in range(1, len(rows) + 1)]
+    return ["#"] + header, [[rank] + r for rank, r in zip(ranks, rows, strict=True)]
 
 
 def named_set(record: Record) -> str:
@@ -219,9 +235,10 @@ def write_king(rows: list[Record], out: TextIO, ranked: bool) -> None:
     if not all(r["enough_trials"] for r in rows):
         out.write(_too_few(rows))
         return
-    singles = [r for r in rows if r["metric"] != "SET"]
-    header, body = _ranked(["Evaluation metric", "KING"],
-                           [[r["metric"], cell(r)] for r in (_best_first(singles) if ranked else singles)], ranked)
+    singles = _best_first([r for r in rows if r["metric"] != "SET"]) if ranked else \
+        [r for r in rows if r["metric"] != "SET"]
+    header, body = _ranked(["Evaluation metric", "KING"], [[r["metric"], cell(r)] for r in singles], ranked,
+                           [r["score"] for r in singles])
     whole = [r for r in rows if r["metric"] == "SET"]
     body += [([""] if ranked else []) + ["SET", cell(r)] for r in whole]
     _table(header, body, out, left=2 if ranked else 1)
@@ -238,7 +255,8 @@ def write_jack(rows: list[Record], out: TextIO, ranked: bool) -> None:
     label = {"seg": "SEG", "doc": "DOC"}.get(level, "Test set")
     key = {"seg": "segment", "doc": "doc"}.get(level)
     ordered = _best_first(rows) if ranked else rows
-    header, body = _ranked([label, "JACK"], [[str(r[key]) if key else "all", cell(r)] for r in ordered], ranked)
+    header, body = _ranked([label, "JACK"], [[str(r[key]) if key else "all", cell(r)] for r in ordered], ranked,
+                           [r["score"] for r in ordered])
     _table(header, body, out, left=2 if ranked else 1)
 
 
