@@ -12,7 +12,6 @@ small random inputs.
 from __future__ import annotations
 
 import json
-import math
 import os
 import random
 import subprocess
@@ -158,33 +157,13 @@ def test_rouge_long_pair_bounded() -> None:
 # --------------------------------------------------------------------------- GTM
 
 def gtm_reference(hyp: Sequence[str], refs: Sequence[Sequence[str]]) -> list[float]:
-    """GTM 1.4's greedy matching over the list of every candidate run (the plain algorithm)."""
+    """GTM 1.4's greedy matching over the list of every candidate run (the plain algorithm, which
+    short segments take: ``gtm._candidate_list_runs``; ``test_lex_gtm`` checks it against GTM 1.4)."""
     grid: list[str | None] = []
     for ref in refs:
         grid += list(ref) + [None]
-    width = len(grid)
-    hits = {(i, j) for i, h in enumerate(hyp) for j, g in enumerate(grid) if g == h}
-    candidates = []
-    for i, j in hits:
-        reach = 1
-        while (i + reach, j + reach) in hits:
-            reach += 1
-        candidates += [(-length, -(i * width + j), i, j) for length in range(1, reach + 1)]
-    candidates.sort()
     cap = min(float(len(hyp)), sum(len(r) for r in refs) / len(refs)) if refs else 0.0
-    used_h, used_r, runs = [False] * len(hyp), [False] * width, []
-    for neg_length, _, i, j in candidates:
-        if cap <= 0:
-            break
-        length = min(float(-neg_length), cap)
-        span = range(math.ceil(length))
-        if any(used_r[j + k] or used_h[i + k] for k in span):
-            continue
-        for k in span:
-            used_r[j + k] = used_h[i + k] = True
-        cap -= length
-        runs.append(length)
-    return runs
+    return gtm._candidate_list_runs(tuple(hyp), grid, cap)
 
 
 @SETTINGS
