@@ -267,7 +267,9 @@ def f_scores(stats: np.ndarray, n_orders: int, beta: float = BETA) -> np.ndarray
     a system's chrF by 1.4 points when another summation order made the other one win."""
     s = np.asarray(stats, dtype=np.float64).reshape(len(stats), n_orders, 3)
     factor = beta ** 2
-    avg_p, avg_r, effective = np.zeros(len(s)), np.zeros(len(s)), np.zeros(len(s))
+    avg_p: np.ndarray = np.zeros(len(s))
+    avg_r: np.ndarray = np.zeros(len(s))
+    effective: np.ndarray = np.zeros(len(s))
     with np.errstate(divide="ignore", invalid="ignore"):
         for i in range(n_orders):
             n_hyp, n_ref, n_match = s[:, i, 0], s[:, i, 1], s[:, i, 2]
