@@ -235,8 +235,9 @@ def write_king(rows: list[Record], out: TextIO, ranked: bool) -> None:
     if not all(r["enough_trials"] for r in rows):
         out.write(_too_few(rows))
         return
-    singles = _best_first([r for r in rows if r["metric"] != "SET"]) if ranked else \
-        [r for r in rows if r["metric"] != "SET"]
+    singles = [r for r in rows if r["metric"] != "SET"]
+    if ranked:
+        singles = _best_first(singles)
     header, body = _ranked(["Evaluation metric", "KING"], [[r["metric"], cell(r)] for r in singles], ranked,
                            [r["score"] for r in singles])
     whole = [r for r in rows if r["metric"] == "SET"]

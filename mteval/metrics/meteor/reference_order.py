@@ -11,8 +11,8 @@ Asiya's reference id is the reference's name: the order is that Hashtable's, not
 :func:`meteor_reference_order` reproduces it: Java's ``String.hashCode`` over UTF-16 code units,
 a table of 11 buckets that grows to ``2n + 1`` when it holds 8 (load factor 0.75), a new entry at
 the head of its bucket, iteration from the last bucket to the first (OpenJDK ``Hashtable``:
-``addEntry``, ``rehash``, ``Enumerator``). Checked against the jar with random names
-(``tests/test_meteor_reference_order.py``).
+``addEntry``, ``rehash``, ``Enumerator``). Checked against Java's own ``Hashtable`` on random
+names and against the jar on generated segments (``tests/test_meteor_reference_order.py``).
 """
 
 from __future__ import annotations
