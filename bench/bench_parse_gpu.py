@@ -1,16 +1,19 @@
 """Benchmark and identity check of GPU parsing (issue 32), for a session lent a GPU.
 
-One process, on the distinct cleaned segments of WMT21 ru-en (references and systems; 9,620), rows in
-this order (each printed as it comes, so a run cut by its limit still has the first ones):
+On the distinct cleaned segments of WMT21 ru-en (references and systems; 9,620), rows in this order
+(each printed as it comes, so a run cut by its limit still has the first ones):
 
+* ``pool`` (``--pool``): the workers' steady rate: ``--annotator N`` segments in calls of 500 to each
+  of ``--pool`` worker processes driving the GPU, timed after every worker has loaded its models and
+  parsed a warm-up call (a long job's rate: the models load once per run, not per segment);
+* ``annotator``: ``--annotator N`` segments through the annotator (cache written, load included) with
+  each of ``--workers`` processes driving the GPU; are the caches identical?
 * ``gpu float64 batched``: the GPU scheme (``mteval/annotate/parser_float64.py``), every segment in
   the annotator's calls of 500; model load and a 64-segment warm-up timed apart; then one line of
   where that pass spent its time (each Stanza processor, the tree decoder, mteval's NER tagger, the
   rest: wall seconds, the GPU synchronised at each stage's end, so a stage's kernels count in it);
 * ``gpu float64 shuffled``: the first ``--shuffled`` segments again, shuffled, in other call sizes
   (does a segment's result depend on its companions? every model is float64 since the last GPU run);
-* ``annotator``: ``--annotator N`` segments through the annotator (cache written) with each of
-  ``--workers`` processes driving the GPU; are the caches identical?
 * ``gpu OOM``: the 512 longest with the GPU's memory capped (the parser must retry in halves, same bytes);
 * ``gpu float64 alone``: the first ``--subset`` segments, one per call, the parser one sentence a batch;
 * ``gpu float32 today``: the same subset the way a GPU parsed before this scheme (float32, parser batch 1);
@@ -20,7 +23,8 @@ Prints one table (sentences/s, identical segments against the GPU scheme's first
 subset's fingerprints (``--out``), so that another machine's CPU can be compared with them.
 
     python bench/bench_parse_gpu.py --data ../shared/data/wmt21-ruen [--subset 100] [--annotator 3000]
-        [--workers 1,4,8] [--shuffled 3000] [--out DIR] [--device cpu: try the script without a GPU]
+        [--workers 1,4,8] [--pool 16,8] [--first 2000] [--shuffled 3000] [--out DIR]
+        [--device cpu: try the script without a GPU]
 """
 
 from __future__ import annotations
@@ -191,16 +195,47 @@ def run_oom(parser: StanzaParser, texts: list[str], reference: list[Fingerprint]
     torch.cuda.empty_cache()
     cap = torch.cuda.memory_allocated() + (64 << 20)
     torch.cuda.set_per_process_memory_fraction(cap / torch.cuda.get_device_properties(0).total_memory)
+    on_cpu: set[str] = set()
+    cpu_parse = parser._parse_on_cpu
+
+    def noted(part: Sequence[str]) -> list:  # type: ignore[type-arg]
+        on_cpu.update(part)
+        return cpu_parse(part)
+
+    parser._parse_on_cpu = noted  # type: ignore[method-assign,assignment]
     try:
         seconds, out = parse_all(parser, [texts[i] for i in longest], 512)
-        result = same([reference[i] for i in longest], out)
+        result = f"{same([reference[i] for i in longest], out)}; {differences(longest, texts, reference, out, on_cpu)}"
     except Exception as exc:  # the row says what happened
         seconds, result = float("nan"), f"{type(exc).__name__}: {str(exc)[:120]}"
     finally:
         torch.cuda.set_per_process_memory_fraction(1.0)
+        del parser._parse_on_cpu
     words = parser.pipeline.processors["depparse"].config["batch_size"]
     rows.add([f"gpu OOM: memory capped at models + 64 MB, longest 512 (parser batch now {words} words)",
               "512", "", f"{512 / seconds:.0f}", result])
+
+
+def differences(chosen: list[int], texts: list[str], reference: list[Fingerprint], out: list[Fingerprint],
+                on_cpu: set[str]) -> str:
+    """Which stored parts differ (CoNLL-U, arcs, label heads, label log-probabilities), in how many of
+    the segments parsed on the CPU, and the largest differences of the float scores."""
+    import numpy as np
+
+    pairs = [(texts[i] in on_cpu, reference[i], o) for i, o in zip(chosen, out, strict=True)]
+    differ = [(cpu, a, b) for cpu, a, b in pairs if a != b]
+    parts = [sum(a[k] != b[k] for _, a, b in differ) for k in range(4)]
+
+    def largest(k: int, dtype: type) -> float:
+        def values(part: str | bytes) -> np.ndarray:
+            return np.frombuffer(part if isinstance(part, bytes) else part.encode(), dtype).astype(np.float64)
+
+        return max((float(np.max(np.abs(values(a[k]) - values(b[k]))))
+                    for _, a, b in differ if a[k] != b[k] and len(a[k]) == len(b[k])), default=0.0)
+
+    return (f"{len(on_cpu)} on the CPU, {sum(cpu for cpu, _, _ in differ)} of the {len(differ)} differing; "
+            f"parts differing {parts}; max |diff| arcs {largest(1, np.float32):.2g}, "
+            f"label logp {largest(3, np.float16):.2g}")
 
 
 def replace_batch(parser: StanzaParser, batch: int) -> StanzaParser:
@@ -225,6 +260,31 @@ def run_cpu(texts: list[str], subset: int, rows: Rows, kept: dict[str, list[Fing
         against = kept.get("gpu64")
         rows.add([f"cpu {'float64 batched' if name == 'cpu64' else 'float32 today'} (1 thread)", str(subset),
                   f"{load:.1f}", f"{subset / seconds:.1f}", same(against, parsed) if against else "-"])
+
+
+def run_pool(texts: list[str], device: str, count: int, rows: Rows) -> None:
+    """``count`` worker processes (the annotator's: spawn, one torch thread, one pipeline each) on
+    ``device``; each loads its models and parses a warm-up call of 16 segments, then the clock runs
+    over ``texts`` in calls of 500 (the annotator's shards)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from mteval.annotate import workers
+    from mteval.processes import LogForwarding
+
+    choice = replace(on_device(resolve_models("en", available_processors("en")), device), float64_parser=True)
+    calls = [texts[i: i + CALL] for i in range(0, len(texts), CALL)]
+    ctx = multiprocessing.get_context("spawn")
+    start = time.perf_counter()
+    with LogForwarding(ctx) as logs, ProcessPoolExecutor(count, mp_context=ctx, initializer=workers._start,
+                                                         initargs=(choice, os.getpid(), logs.queue)) as pool:
+        warm = [pool.submit(workers._parse, texts[16 * i: 16 * i + 16]) for i in range(count)]
+        [f.result() for f in warm]
+        loaded_at = time.perf_counter()
+        parsed = sum(len(f.result()) for f in [pool.submit(workers._parse, c) for c in calls])
+    seconds = time.perf_counter() - loaded_at
+    rows.add([f"pool {device}, {count} worker(s), steady (after load + warm-up)", str(len(texts)),
+              f"{loaded_at - start:.1f}", f"{len(texts) / seconds:.0f}", f"{parsed} parsed"])
 
 
 def run_annotator(texts: list[str], device: str, workers: list[int], rows: Rows, folder: Path) -> None:
@@ -257,6 +317,8 @@ def main() -> None:
     args.add_argument("--annotator", type=int, default=0, help="also run the annotator on N segments")
     args.add_argument("--workers", default="1,4", help="the annotator's worker counts (default 1,4)")
     args.add_argument("--shuffled", type=int, default=3000, help="segments parsed again shuffled (default 3000)")
+    args.add_argument("--pool", default="", help="worker counts of the steady-rate rows (default none)")
+    args.add_argument("--first", type=int, default=0, help="segments of the first pass (default all)")
     opts = args.parse_args()
     texts = segments(opts.data)
     texts = texts[: opts.limit] if opts.limit else texts
@@ -268,16 +330,18 @@ def main() -> None:
     rows = Rows([["run", "segments", "model load s", "sent/s", "identical bytes / CoNLL-U / n (vs first row)"]])
     kept: dict[str, list[Fingerprint]] = {}
     try:  # the most wanted rows first: a run cut short still has them
-        parser, first = (None, []) if opts.cpu_only else first_pass(texts, opts.subset, rows, kept, opts.device)
-        if parser is not None:
-            shuffled_check(parser, texts, first, opts.shuffled, rows)
-        if opts.annotator:
+        if opts.annotator and not opts.cpu_only:
+            for count in (int(w) for w in opts.pool.split(",") if w):
+                run_pool(texts[: opts.annotator], opts.device, count, rows)
             import tempfile
 
             with tempfile.TemporaryDirectory() as folder:
                 run_annotator(texts[: opts.annotator], opts.device, [int(w) for w in opts.workers.split(",")],
                               rows, Path(folder))
+        texts = texts[: opts.first] if opts.first else texts
+        parser, first = (None, []) if opts.cpu_only else first_pass(texts, opts.subset, rows, kept, opts.device)
         if parser is not None:
+            shuffled_check(parser, texts, first, opts.shuffled, rows)
             gpu_checks(parser, texts, first, opts.subset, rows, kept)
         run_cpu(texts, opts.subset, rows, kept)
     finally:

@@ -86,12 +86,17 @@ def test_signed_zeros_are_stored_as_plus_zero() -> None:
 
     recorder = ArcRecorder(Model(), ("root", "nsubj"))
     recorder.plus_zero = True
-    heads = np.array([[[-np.inf, -0.0], [-0.0, -np.inf]]])  # a batch of one sentence of one word
-    labels = np.full((1, 2, 2, 2), -0.0)
-    recorder._texts = [["word"]]
-    recorder._record([heads, np.zeros(1), labels], [2])
-    scores = recorder.scores[("word",)]
-    assert not np.signbit(scores.label_logp).any() and not np.signbit(scores.arcs[np.isfinite(scores.arcs)]).any()
+    for zero in (-0.0, -1e-50, -1e-9):  # -0.0 itself, and what casts to it (float32 arcs, float16 labels)
+        heads = np.array([[[-np.inf, zero], [zero, -np.inf]]])  # a batch of one sentence of one word
+        labels = np.full((1, 2, 2, 2), zero)
+        recorder._texts = [["word"]]
+        recorder._record([heads, np.zeros(1), labels], [2])
+        scores = recorder.scores[("word",)]
+        assert scores.arcs.dtype == np.float32 and scores.label_logp.dtype == np.float16
+        stored = [scores.label_logp, scores.arcs[np.isfinite(scores.arcs)]]
+        assert not any(np.signbit(x[x == 0]).any() for x in stored), zero
+        if zero == -1e-9:
+            assert np.signbit(scores.arcs[np.isfinite(scores.arcs)]).all()  # a float32 -1e-9 is kept
 
 
 def oom(message: str = "CUDA out of memory. Tried to allocate 2.00 GiB") -> RuntimeError:

@@ -62,11 +62,13 @@ BATCH_SIZE = 500  # segments per parse call and per cache shard
 # workers=None: parse in min(cores, AUTO_WORKERS) single-thread processes when at least
 # AUTO_PARALLEL_MIN segments are to be parsed (each worker loads the models: ~600 MB, a few seconds)
 AUTO_WORKERS = 4
-# On a GPU the CPU side bounds the parse (a profile on an H200: decoding, tokenizer and tagger data
-# preparation, document building; docs/annotation.md), so more processes drive the one GPU (each
-# holds its CUDA context and the float64 models: about 1 GB of GPU memory). Not yet measured on a
-# GPU: bench/bench_parse_gpu.sh times 8 and 16 workers (its first row is one process).
-AUTO_GPU_WORKERS = 8
+# On a GPU one process leaves it idle between its Python steps (one process: 140-147 sent/s on an
+# H200), so several processes drive the one GPU (each holds its CUDA context and the float64 models:
+# about 1 GB of GPU memory). Measured on an H200 with 16 cores (bench/bench_parse_gpu.sh, pool rows:
+# steady rate after the models load), 2026-11-28: 8 workers 501 sent/s, 12 576-657, 16 602-638; the
+# GPU then reads 95-99 % busy, its time sliced between the processes' contexts. 12: as fast as 16
+# within the runs' spread, a third less GPU memory, cores left for the parent (docs/scaling.md).
+AUTO_GPU_WORKERS = 12
 AUTO_PARALLEL_MIN = 200
 REMOTE_BATCHES_PER_SLOT = 4  # with a remote engine: batches per parallel slot (a lost worker costs little)
 # texts per parse call, here and per piece sent to a local worker, and between two moves of the parse

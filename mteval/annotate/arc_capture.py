@@ -18,6 +18,7 @@ forms: parsing is deterministic in eval mode, so equal word sequences get equal 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -79,9 +80,12 @@ class ArcRecorder:
         for i, length in enumerate(sentlens):
             words = tuple(self._texts[i][: length - 1])
             heads, labels = preds[0][i][:length, :length], preds[2][i][:length, :length, :]
-            if self.plus_zero:  # x + 0.0 is +0.0 for x = -0.0 and x otherwise
-                heads, labels = heads + 0.0, labels + 0.0
-            self.scores[words] = arc_scores_from_preds(heads, labels, self.labels)
+            scores = arc_scores_from_preds(heads, labels, self.labels)
+            if self.plus_zero:  # x + 0 is +0.0 for x = -0.0 and x otherwise, after the casts: a
+                # tiny negative float64 (one device's -1e-12 where another gave 0) casts to -0.0
+                scores = replace(scores, arcs=scores.arcs + np.float32(0),
+                                 label_logp=scores.label_logp + np.float16(0))
+            self.scores[words] = scores
 
     def get(self, words: Sequence[str], form: Sequence[str] | None = None) -> ArcScores | None:
         """The recorded scores of the sentence with these word forms (None if never parsed).

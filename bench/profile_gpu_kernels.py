@@ -1,0 +1,63 @@
+"""Where a GPU parse's time goes on the device (issue 32): one process, the GPU's scheme, calls of
+500 WMT21 ru-en segments under ``torch.profiler``: the GPU's busy time per sentence (its kernels'
+own time, summed), the kernels launched per sentence, and the kernels that take the most time. If
+the kernels' own time per sentence is what several workers together are bounded by, more processes
+cannot pass ``1000 / (kernel ms a sentence)`` sentences a second on that card.
+
+    python bench/profile_gpu_kernels.py --data .gpu/wmt21-ruen [--segments 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
+
+from bench_parse_gpu import CALL, parse_all, segments  # noqa: E402
+
+from mteval.annotate.stanza_adapter import (  # noqa: E402
+    StanzaParser,
+    available_processors,
+    on_device,
+    resolve_models,
+)
+
+
+def main() -> None:
+    args = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    args.add_argument("--data", type=Path, required=True, help="the WMT21 ru-en folder (refs/, sys/)")
+    args.add_argument("--segments", type=int, default=1000, help="segments profiled (default 1000)")
+    args.add_argument("--device", default="cuda", help="cpu: try the script")
+    opts = args.parse_args()
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    texts = segments(opts.data)[: opts.segments]
+    choice = replace(on_device(resolve_models("en", available_processors("en")), opts.device), float64_parser=True)
+    parser = StanzaParser(choice)
+    parse_all(parser, texts[:64], 64)
+    seconds, _ = parse_all(parser, texts, CALL)
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if torch.cuda.is_available() else [])
+    with profile(activities=activities) as prof:
+        start = time.perf_counter()
+        parse_all(parser, texts, CALL)
+        profiled = time.perf_counter() - start
+    kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    busy = sum(e.time_range.elapsed_us() for e in kernels) / 1000  # ms
+    by_ops = sum(e.self_device_time_total for e in prof.key_averages()) / 1000  # ms, the same sum seen by op
+    n = len(texts)
+    print(f"{n} segments: wall {1000 * seconds / n:.2f} ms a sentence ({n / seconds:.0f} sent/s; "
+          f"{1000 * profiled / n:.2f} profiled); GPU kernels {busy / n:.3f} ms a sentence, "
+          f"({by_ops / n:.3f} by op), {len(kernels) / n:.0f} launches a sentence; bound for any number of processes: "
+          f"{1000 * n / busy if busy else float('inf'):.0f} sent/s", flush=True)
+    print(prof.key_averages().table(sort_by="self_device_time_total" if kernels else "self_cpu_time_total",
+                                    row_limit=18, max_name_column_width=60))
+
+
+if __name__ == "__main__":
+    main()
