@@ -3,9 +3,10 @@
 On the distinct cleaned segments of WMT21 ru-en (references and systems; 9,620), rows in this order
 (each printed as it comes, so a run cut by its limit still has the first ones):
 
-* ``pool`` (``--pool``): the workers' steady rate: ``--annotator N`` segments in calls of 500 to each
-  of ``--pool`` worker processes driving the GPU, timed after every worker has loaded its models and
-  parsed a warm-up call (a long job's rate: the models load once per run, not per segment);
+* ``pool`` (``--pool``, ``--pool-segments``): the workers' steady rate: 24,000 segments (the distinct
+  ones repeated) in calls of 500 to each of ``--pool`` worker processes driving the GPU, timed after
+  every worker has loaded its models and parsed a warm-up call (a long job's rate: the models load
+  once per run, not per segment); ``12b``: with Stanza's batch sizes inside a call raised;
 * ``annotator``: ``--annotator N`` segments through the annotator (cache written, load included) with
   each of ``--workers`` processes driving the GPU; are the caches identical?
 * ``gpu float64 batched``: the GPU scheme (``mteval/annotate/parser_float64.py``), every segment in
@@ -262,28 +263,63 @@ def run_cpu(texts: list[str], subset: int, rows: Rows, kept: dict[str, list[Fing
                   f"{load:.1f}", f"{subset / seconds:.1f}", same(against, parsed) if against else "-"])
 
 
-def run_pool(texts: list[str], device: str, count: int, rows: Rows) -> None:
-    """``count`` worker processes (the annotator's: spawn, one torch thread, one pipeline each) on
-    ``device``; each loads its models and parses a warm-up call of 16 segments, then the clock runs
-    over ``texts`` in calls of 500 (the annotator's shards)."""
+# Stanza's own batch sizes inside a pipeline call (tokenizer paragraphs, MWT and lemmatizer words, POS
+# sentences and tokens; its defaults: 32, 50, 50, 100 and 5,000): larger ones mean fewer kernel
+# launches a sentence and more padding. The float64 scheme's bytes do not depend on them (500 / 500
+# shuffled WMT21 ru-en segments identical on the CPU, 2026-11-28), so the pool rows "12b" try them.
+BIG_BATCHES = {"tokenize": 256, "mwt": 2000, "pos": 1000, "pos_tokens": 40000, "lemma": 4000}
+
+
+def big_batches(parser: StanzaParser) -> None:
+    """Set Stanza's batch sizes inside a call to :data:`BIG_BATCHES`."""
+    procs = parser.pipeline.processors
+    procs["tokenize"].trainer.args["batch_size"] = procs["tokenize"].config["batch_size"] = BIG_BATCHES["tokenize"]
+    procs["mwt"].config["batch_size"] = BIG_BATCHES["mwt"]
+    procs["pos"].config["batch_size"] = BIG_BATCHES["pos"]
+    procs["pos"].config["batch_maximum_tokens"] = BIG_BATCHES["pos_tokens"]
+    procs["lemma"].config["batch_size"] = BIG_BATCHES["lemma"]
+
+
+def _start_pool(choice: object, parent: int, logs: object, ready: object, big: bool, warm: list[str]) -> None:
+    """A pool worker: the annotator's initialiser, :data:`BIG_BATCHES` if ``big``, a warm-up call,
+    then wait at ``ready`` (a barrier with the parent) so that the clock starts with every worker loaded."""
+    from mteval.annotate import workers
+
+    workers._start(choice, parent, logs)  # type: ignore[arg-type]
+    if big:
+        big_batches(workers._PARSER)  # type: ignore[arg-type]
+    workers._parse(warm)
+    ready.wait()  # type: ignore[attr-defined]
+
+
+def run_pool(texts: list[str], device: str, spec: str, rows: Rows) -> None:
+    """``spec`` (``12``, or ``12b`` with :data:`BIG_BATCHES`) worker processes (the annotator's:
+    spawn, one torch thread, one pipeline each) on ``device``; the clock starts once every worker has
+    loaded its models and parsed a warm-up call, and runs over ``texts`` in calls of 500 (the
+    annotator's shards)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     from mteval.annotate import workers
     from mteval.processes import LogForwarding
 
+    count, big = int(spec.rstrip("b")), spec.endswith("b")
     choice = replace(on_device(resolve_models("en", available_processors("en")), device), float64_parser=True)
     calls = [texts[i: i + CALL] for i in range(0, len(texts), CALL)]
     ctx = multiprocessing.get_context("spawn")
+    ready = ctx.Barrier(count + 1)
     start = time.perf_counter()
-    with LogForwarding(ctx) as logs, ProcessPoolExecutor(count, mp_context=ctx, initializer=workers._start,
-                                                         initargs=(choice, os.getpid(), logs.queue)) as pool:
-        warm = [pool.submit(workers._parse, texts[16 * i: 16 * i + 16]) for i in range(count)]
-        [f.result() for f in warm]
+    with LogForwarding(ctx) as logs, ProcessPoolExecutor(
+            count, mp_context=ctx, initializer=_start_pool,
+            initargs=(choice, os.getpid(), logs.queue, ready, big, texts[:16])) as pool:
+        started = [pool.submit(workers._parse, []) for _ in range(count)]  # one submit, one worker started
+        futures = [pool.submit(workers._parse, c) for c in calls]
+        ready.wait(timeout=600)
         loaded_at = time.perf_counter()
-        parsed = sum(len(f.result()) for f in [pool.submit(workers._parse, c) for c in calls])
+        parsed = sum(len(f.result()) for f in futures) + sum(len(f.result()) for f in started)
     seconds = time.perf_counter() - loaded_at
-    rows.add([f"pool {device}, {count} worker(s), steady (after load + warm-up)", str(len(texts)),
+    batches = ", Stanza's batches " + "/".join(map(str, BIG_BATCHES.values())) if big else ""
+    rows.add([f"pool {device}, {count} worker(s){batches}, steady (after load + warm-up)", str(len(texts)),
               f"{loaded_at - start:.1f}", f"{len(texts) / seconds:.0f}", f"{parsed} parsed"])
 
 
@@ -317,7 +353,11 @@ def main() -> None:
     args.add_argument("--annotator", type=int, default=0, help="also run the annotator on N segments")
     args.add_argument("--workers", default="1,4", help="the annotator's worker counts (default 1,4)")
     args.add_argument("--shuffled", type=int, default=3000, help="segments parsed again shuffled (default 3000)")
-    args.add_argument("--pool", default="", help="worker counts of the steady-rate rows (default none)")
+    args.add_argument("--pool", default="", help="worker counts of the steady-rate rows (default none; "
+                      "12b: 12 with BIG_BATCHES)")
+    args.add_argument("--pool-segments", type=int, default=24000,
+                      help="segments of each pool row, the distinct ones repeated (default 24000: 48 calls, "
+                           "whole rounds for 8, 12, 16 and 24 workers)")
     args.add_argument("--first", type=int, default=0, help="segments of the first pass (default all)")
     opts = args.parse_args()
     texts = segments(opts.data)
@@ -331,8 +371,9 @@ def main() -> None:
     kept: dict[str, list[Fingerprint]] = {}
     try:  # the most wanted rows first: a run cut short still has them
         if opts.annotator and not opts.cpu_only:
-            for count in (int(w) for w in opts.pool.split(",") if w):
-                run_pool(texts[: opts.annotator], opts.device, count, rows)
+            cycled = [texts[i % len(texts)] for i in range(opts.pool_segments)]  # repeats parse alike
+            for spec in (w for w in opts.pool.split(",") if w):
+                run_pool(cycled, opts.device, spec, rows)
             import tempfile
 
             with tempfile.TemporaryDirectory() as folder:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 32, for a session lent a GPU: one run (about 5 minutes) printing a profile line and one table
+# Issue 32, for a session lent a GPU: one run (about 8 minutes; timeout_s 580) printing profile lines and one table
 # (bench/bench_parse_gpu.py says what each row measures; docs/scaling.md has the figures so far).
 #
 #   bench/bench_parse_gpu.sh            # from the repository root, on the GPU machine
@@ -7,10 +7,11 @@
 #
 # Knobs: PYTHON (default python3: the device image's, which holds a CUDA torch), DATA (the WMT21
 # ru-en folder: ../shared/data/wmt21-ruen, else .gpu/wmt21-ruen, a copy carried with the tree),
-# SUBSET (100), SHUFFLED (1000), ANNOTATOR (8000 segments: 16 calls of 500), POOL (12,16,8: the
-# workers' steady rate, models loaded), WORKERS (12,8: the annotator, load included; identical
+# SUBSET (100), SHUFFLED (1000), ANNOTATOR (8000 segments: 16 calls of 500), POOL (12,12b,16b: the
+# workers' steady rate on 24,000 segments, models loaded; b: Stanza's batch sizes inside a call
+# raised, bench_parse_gpu.BIG_BATCHES), WORKERS (12,8: the annotator, load included; identical
 # caches?), FIRST (2000 segments of the one-process pass), TIMEOUT (420 s; the profile before it:
-# 90 s), OUT (a new folder). The worker rows come first: the issue's target is a GPU's rate with
+# 120 s), OUT (a new folder). The worker rows come first: the issue's target is a GPU's rate with
 # several processes driving it.
 # Stanza and the packages it needs beyond the image's are installed from .whl/ when that folder is
 # there (docs/scaling.md, "For a session lent a GPU", says how to prepare it and the data copy).
@@ -37,10 +38,11 @@ if [[ -d $ROOT/.whl ]]; then
     export PYTHONPATH=/tmp/site:$ROOT
 fi
 export PYTHONUNBUFFERED=1
-# the GPU's kernel time a sentence under torch.profiler (about 40 s): the bound on any number of workers
-run timeout -s INT 90 "$PYTHON" -W ignore "$ROOT/bench/profile_gpu_kernels.py" --data "$DATA" --segments 1000 \
+# the GPU's kernel time a sentence under torch.profiler, Stanza's batch sizes and larger ones (about
+# 60 s): the bound they put on any number of workers
+run timeout -s INT 120 "$PYTHON" -W ignore "$ROOT/bench/profile_gpu_kernels.py" --data "$DATA" --segments 1000 \
     | grep -v "USDT\|STAGE:" || true
 run timeout -s INT "${TIMEOUT:-420}" "$PYTHON" -W ignore "$ROOT/bench/bench_parse_gpu.py" --data "$DATA" \
     --subset "${SUBSET:-100}" --shuffled "${SHUFFLED:-1000}" --annotator "${ANNOTATOR:-8000}" \
-    --pool "${POOL:-12,16,8}" --workers "${WORKERS:-12,8}" --first "${FIRST:-2000}" --out "$OUT"
+    --pool "${POOL:-12,12b,16b}" --workers "${WORKERS:-12,8}" --first "${FIRST:-2000}" --out "$OUT"
 echo "outputs in $OUT" >&2

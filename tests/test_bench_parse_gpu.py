@@ -27,12 +27,13 @@ def bench(script: str, *args: str) -> str:
 
 def test_the_gpu_bench_runs_every_row_on_the_cpu(tmp_path: Path) -> None:
     out = bench("bench_parse_gpu.py", "--subset", "4", "--shuffled", "8", "--first", "24", "--annotator", "40",
-                "--pool", "2", "--workers", "2,1", "--out", str(tmp_path))
+                "--pool", "2,1b", "--pool-segments", "60", "--workers", "2,1", "--out", str(tmp_path))
     table = out[out.rindex("run "):]
-    for row in ("pool cpu, 2 worker(s), steady", "annotator cpu, 1 worker(s)", "gpu float64 batched",
-                "gpu float64 shuffled", "gpu float64 alone", "cpu float64 batched", "cpu float32 today"):
+    for row in ("pool cpu, 2 worker(s), steady", "pool cpu, 1 worker(s), Stanza's batches",
+                "annotator cpu, 1 worker(s)", "gpu float64 batched", "gpu float64 shuffled", "gpu float64 alone",
+                "cpu float64 batched", "cpu float32 today"):
         assert row in table, row
-    assert "40 parsed" in table and "shards identical to the first's: True" in table
+    assert "60 parsed" in table and "shards identical to the first's: True" in table
     assert "8 / 8 / 8" in table  # the shuffled segments: the same bytes
     assert "stages, ms a sentence: depparse" in out
     assert (tmp_path / "fingerprints.pkl").stat().st_size > 0
@@ -49,4 +50,24 @@ def test_the_wrapper_prints_its_steps() -> None:
                           env=env, timeout=60, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     steps = [line for line in done.stderr.splitlines() if line.startswith("+ ")]
-    assert "profile_gpu_kernels.py" in steps[-2] and "--pool 12,16,8" in steps[-1], steps
+    assert "profile_gpu_kernels.py" in steps[-2] and "--pool 12,12b,16b" in steps[-1], steps
+
+
+def test_stanzas_batch_sizes_inside_a_call_change_no_byte_of_the_gpu_scheme() -> None:
+    """The pool rows' ``b`` variant may become the GPU's default only if the bytes stay (here: the
+    float64 scheme on the CPU's kernels, real segments of both samples in two calls)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from dataclasses import replace
+
+    from bench_parse_gpu import big_batches, parse_all
+    from test_parse_batching import texts
+
+    from mteval.annotate.stanza_adapter import StanzaParser, available_processors, resolve_models
+
+    parser = StanzaParser(replace(resolve_models("en", available_processors("en")), float64_parser=True))
+    segments = texts()[:60]
+    _, before = parse_all(parser, segments, 30)
+    big_batches(parser)
+    assert parser.pipeline.processors["tokenize"].trainer.args["batch_size"] == 256
+    _, after = parse_all(parser, segments, 30)
+    assert after == before
