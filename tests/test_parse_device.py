@@ -95,6 +95,38 @@ def test_the_cpu_identity_is_unchanged_and_a_gpu_has_its_own(monkeypatch: pytest
                                                                         gpu_scheme)
 
 
+def test_a_gpu_gets_workers_by_its_cores_and_its_memory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """One worker per core up to AUTO_GPU_WORKERS, and per GPU_MEMORY_PER_WORKER of the card's
+    memory (3.4-3.7 GB a worker measured on an H200): a 24 GB card gets 6, not 12 that would not fit."""
+    from mteval.annotate import annotator as annotator_module
+
+    fake_cuda(monkeypatch, "12.4", 1)
+    monkeypatch.setattr(annotator_module.os, "cpu_count", lambda: 16)
+    asked: list[str] = []
+    for gib, expected in ((141, 12), (80, 12), (40, 10), (24, 6), (16, 4), (6, 1), (2, 1)):
+        monkeypatch.setattr(annotator_module, "gpu_memory", lambda device, gib=gib: asked.append(device) or gib << 30)
+        gpu = annotator_module.Annotator(tmp_path / "gpu", device="cuda")
+        assert (gpu._workers_for(5000), gpu._workers_for(10)) == (expected, 1), gib
+    assert set(asked) == {"cuda:0"}
+    monkeypatch.setattr(annotator_module.os, "cpu_count", lambda: 3)
+    monkeypatch.setattr(annotator_module, "gpu_memory", lambda device: 141 << 30)
+    assert gpu._workers_for(5000) == 3  # 141 GB but 3 cores
+    cpu = annotator_module.Annotator(tmp_path / "cpu")
+    assert cpu._workers_for(5000) == min(3, annotator_module.AUTO_WORKERS)
+    assert annotator_module.Annotator(tmp_path / "set", device="cuda", workers=20)._workers_for(5000) == 20
+
+
+def test_gpu_memory_asks_torch_for_that_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[object] = []
+
+    class Properties:
+        total_memory = 80 << 30
+
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda device: seen.append(device) or Properties())
+    assert stanza_adapter.gpu_memory("cuda:1") == 80 << 30
+    assert seen == [torch.device("cuda:1")]
+
+
 def test_the_device_travels_with_the_model_choice() -> None:
     """Parse workers rebuild their pipeline from the ModelChoice: the device must be in it."""
     choice = ModelChoice("embedded", "en", ("tokenize",), Path("."), {}, "cuda:1", "cuda:X", True)

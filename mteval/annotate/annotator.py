@@ -49,6 +49,7 @@ from mteval.annotate.stanza_adapter import (
     StanzaParser,
     available_processors,
     check_device,
+    gpu_memory,
     model_identity,
     on_device,
     require_stanza,
@@ -63,12 +64,15 @@ BATCH_SIZE = 500  # segments per parse call and per cache shard
 # AUTO_PARALLEL_MIN segments are to be parsed (each worker loads the models: ~600 MB, a few seconds)
 AUTO_WORKERS = 4
 # On a GPU one process leaves it idle between its Python steps (one process: 140-147 sent/s on an
-# H200), so several processes drive the one GPU (each holds its CUDA context and the float64 models:
-# about 1 GB of GPU memory). Measured on an H200 with 16 cores (bench/bench_parse_gpu.sh, pool rows:
-# steady rate after the models load), 2026-11-28: 8 workers 501 sent/s, 12 576-657, 16 602-638; the
-# GPU then reads 95-99 % busy, its time sliced between the processes' contexts. 12: as fast as 16
-# within the runs' spread, a third less GPU memory, cores left for the parent (docs/scaling.md).
+# H200), so several processes drive the one GPU. Measured on an H200 with 16 cores
+# (bench/bench_parse_gpu.sh, pool rows: steady rate after the models load), 2026-11-28: 8 workers
+# 501 sent/s, 12 576-657, 16 602-638; the GPU then reads 95-99 % busy, its time sliced between the
+# processes' contexts. 12: as fast as 16 within the runs' spread, cores left for the parent
+# (docs/scaling.md). Each worker holds its CUDA context, the float64 models and what PyTorch's
+# caching allocator kept of its largest call: 3.4-3.7 GB at peak on that run (nvidia-smi: 44 GB for
+# 12 workers, 54 GB for 16), so a smaller card gets one worker per GPU_MEMORY_PER_WORKER of its memory.
 AUTO_GPU_WORKERS = 12
+GPU_MEMORY_PER_WORKER = 4 << 30  # bytes
 AUTO_PARALLEL_MIN = 200
 REMOTE_BATCHES_PER_SLOT = 4  # with a remote engine: batches per parallel slot (a lost worker costs little)
 # texts per parse call, here and per piece sent to a local worker, and between two moves of the parse
@@ -76,6 +80,12 @@ REMOTE_BATCHES_PER_SLOT = 4  # with a remote engine: batches per parallel slot (
 # whose results do not depend on the step (bench_parse_batch.py, 600 segments: 1.62x the per-segment
 # rate with 64, 1.65x with 256; the cache's shards stay BATCH_SIZE texts)
 PROGRESS_STEP = 64
+
+
+def auto_gpu_workers(cores: int, memory: int) -> int:
+    """Worker processes on one GPU of ``memory`` bytes when ``workers`` is unset: one per core, up
+    to :data:`AUTO_GPU_WORKERS`, and one per :data:`GPU_MEMORY_PER_WORKER` (at least one)."""
+    return max(1, min(cores, AUTO_GPU_WORKERS, memory // GPU_MEMORY_PER_WORKER))
 
 
 def identity_of(language: str = "en", model_paths: dict[str, str] | None = None,
@@ -286,13 +296,17 @@ class Annotator:
                 next_shard += 1
 
     def _workers_for(self, n_texts: int) -> int:
-        """The configured workers, or (None) one per core up to AUTO_WORKERS for large jobs; the
-        parses are the same either way (on a CPU each segment is parsed alone with one torch thread;
-        on a GPU, where each worker drives the GPU, batches do not change a result: parser_float64)."""
+        """The configured workers, or (None) for large jobs one per core up to AUTO_WORKERS, on a
+        GPU :func:`auto_gpu_workers`; the parses are the same either way (on a CPU each segment is
+        parsed alone with one torch thread; on a GPU, where each worker drives the GPU, batches do
+        not change a result: parser_float64)."""
         if self.workers is not None:
             return self.workers
-        most = AUTO_GPU_WORKERS if self._on_gpu() else AUTO_WORKERS
-        return min(os.cpu_count() or 1, most) if n_texts >= AUTO_PARALLEL_MIN else 1
+        if n_texts < AUTO_PARALLEL_MIN:
+            return 1
+        if isinstance(self.choice, ModelChoice) and self.choice.device != "cpu":
+            return auto_gpu_workers(os.cpu_count() or 1, gpu_memory(self.choice.device))
+        return min(os.cpu_count() or 1, AUTO_WORKERS)
 
     def _on_gpu(self) -> bool:
         """Whether Stanza parses on a GPU here."""

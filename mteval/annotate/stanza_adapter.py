@@ -235,6 +235,13 @@ def resolve_device(requested: str | None, what: str = "annotation.device") -> tu
     return f"cuda:{index}", f"cuda:{name}"
 
 
+def gpu_memory(device: str) -> int:
+    """The total memory of the GPU ``device`` (``cuda:N``), in bytes."""
+    import torch  # noqa: PLC0415 - only on a GPU
+
+    return int(torch.cuda.get_device_properties(torch.device(device)).total_memory)
+
+
 @cache
 def _say_gpu(index: int, name: str) -> None:
     """The one log line of ``device: auto`` finding a GPU (once per process)."""
