@@ -314,7 +314,7 @@ def run_pool(texts: list[str], device: str, spec: str, rows: Rows) -> None:
             initargs=(choice, os.getpid(), logs.queue, ready, big, texts[:16])) as pool:
         started = [pool.submit(workers._parse, []) for _ in range(count)]  # one submit, one worker started
         futures = [pool.submit(workers._parse, c) for c in calls]
-        ready.wait(timeout=600)
+        ready.wait(timeout=120)  # a worker that failed to start breaks the barrier then
         loaded_at = time.perf_counter()
         parsed = sum(len(f.result()) for f in futures) + sum(len(f.result()) for f in started)
     seconds = time.perf_counter() - loaded_at
@@ -373,7 +373,11 @@ def main() -> None:
         if opts.annotator and not opts.cpu_only:
             cycled = [texts[i % len(texts)] for i in range(opts.pool_segments)]  # repeats parse alike
             for spec in (w for w in opts.pool.split(",") if w):
-                run_pool(cycled, opts.device, spec, rows)
+                try:  # a failed row says why, and the others still run
+                    run_pool(cycled, opts.device, spec, rows)
+                except Exception as exc:
+                    rows.add([f"pool {opts.device}, {spec}", str(len(cycled)), "", "-",
+                              f"{type(exc).__name__}: {str(exc)[:200]}"])
             import tempfile
 
             with tempfile.TemporaryDirectory() as folder:

@@ -27,12 +27,13 @@ def bench(script: str, *args: str) -> str:
 
 def test_the_gpu_bench_runs_every_row_on_the_cpu(tmp_path: Path) -> None:
     out = bench("bench_parse_gpu.py", "--subset", "4", "--shuffled", "8", "--first", "24", "--annotator", "40",
-                "--pool", "2,1b", "--pool-segments", "60", "--workers", "2,1", "--out", str(tmp_path))
+                "--pool", "2,x,1b", "--pool-segments", "60", "--workers", "2,1", "--out", str(tmp_path))
     table = out[out.rindex("run "):]
     for row in ("pool cpu, 2 worker(s), steady", "pool cpu, 1 worker(s), Stanza's batches",
                 "annotator cpu, 1 worker(s)", "gpu float64 batched", "gpu float64 shuffled", "gpu float64 alone",
                 "cpu float64 batched", "cpu float32 today"):
         assert row in table, row
+    assert "pool cpu, x " in table and "ValueError" in table  # a row that fails says so; the rest run
     assert "60 parsed" in table and "shards identical to the first's: True" in table
     assert "8 / 8 / 8" in table  # the shuffled segments: the same bytes
     assert "stages, ms a sentence: depparse" in out
