@@ -106,14 +106,15 @@ def test_a_gpu_gets_workers_by_its_cores_and_its_memory(monkeypatch: pytest.Monk
     for gib, expected in ((141, 12), (80, 12), (40, 10), (24, 6), (16, 4), (6, 1), (2, 1)):
         monkeypatch.setattr(annotator_module, "gpu_memory", lambda device, gib=gib: asked.append(device) or gib << 30)
         gpu = annotator_module.Annotator(tmp_path / "gpu", device="cuda")
-        assert (gpu._workers_for(5000), gpu._workers_for(10)) == (expected, 1), gib
+        assert (gpu._workers_for(50_000), gpu._workers_for(10)) == (expected, 1), gib
+        assert gpu._workers_for(1001) == min(3, expected)  # no more workers than shards of 500
     assert set(asked) == {"cuda:0"}
     monkeypatch.setattr(annotator_module.os, "cpu_count", lambda: 3)
     monkeypatch.setattr(annotator_module, "gpu_memory", lambda device: 141 << 30)
-    assert gpu._workers_for(5000) == 3  # 141 GB but 3 cores
+    assert gpu._workers_for(50_000) == 3  # 141 GB but 3 cores
     cpu = annotator_module.Annotator(tmp_path / "cpu")
     assert cpu._workers_for(5000) == min(3, annotator_module.AUTO_WORKERS)
-    assert annotator_module.Annotator(tmp_path / "set", device="cuda", workers=20)._workers_for(5000) == 20
+    assert annotator_module.Annotator(tmp_path / "set", device="cuda", workers=20)._workers_for(500) == 20
 
 
 def test_gpu_memory_asks_torch_for_that_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
