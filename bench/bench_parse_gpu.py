@@ -370,14 +370,14 @@ def main() -> None:
     rows = Rows([["run", "segments", "model load s", "sent/s", "identical bytes / CoNLL-U / n (vs first row)"]])
     kept: dict[str, list[Fingerprint]] = {}
     try:  # the most wanted rows first: a run cut short still has them
+        cycled = [texts[i % len(texts)] for i in range(opts.pool_segments)]  # repeats parse alike
+        for spec in (w for w in opts.pool.split(",") if w and not opts.cpu_only):
+            try:  # a failed row says why, and the others still run
+                run_pool(cycled, opts.device, spec, rows)
+            except Exception as exc:
+                rows.add([f"pool {opts.device}, {spec}", str(len(cycled)), "", "-",
+                          f"{type(exc).__name__}: {str(exc)[:200]}"])
         if opts.annotator and not opts.cpu_only:
-            cycled = [texts[i % len(texts)] for i in range(opts.pool_segments)]  # repeats parse alike
-            for spec in (w for w in opts.pool.split(",") if w):
-                try:  # a failed row says why, and the others still run
-                    run_pool(cycled, opts.device, spec, rows)
-                except Exception as exc:
-                    rows.add([f"pool {opts.device}, {spec}", str(len(cycled)), "", "-",
-                              f"{type(exc).__name__}: {str(exc)[:200]}"])
             import tempfile
 
             with tempfile.TemporaryDirectory() as folder:

@@ -82,7 +82,7 @@ class ArcRecorder:
             heads, labels = preds[0][i][:length, :length], preds[2][i][:length, :length, :]
             scores = arc_scores_from_preds(heads, labels, self.labels)
             if self.plus_zero:  # x + 0 is +0.0 for x = -0.0 and x otherwise, after the casts: a
-                # tiny negative float64 (one device's -1e-12 where another gave 0) casts to -0.0
+                # tiny negative float64 (where another device gave 0) casts to -0.0
                 scores = replace(scores, arcs=scores.arcs + np.float32(0),
                                  label_logp=scores.label_logp + np.float16(0))
             self.scores[words] = scores
