@@ -6,7 +6,8 @@ On the distinct cleaned segments of WMT21 ru-en (references and systems; 9,620),
 * ``pool`` (``--pool``, ``--pool-segments``): the workers' steady rate: 24,000 segments (the distinct
   ones repeated) in calls of 500 to each of ``--pool`` worker processes driving the GPU, timed after
   every worker has loaded its models and parsed a warm-up call (a long job's rate: the models load
-  once per run, not per segment); ``12b``: with Stanza's batch sizes inside a call raised;
+  once per run, not per segment); ``12b``: with Stanza's batch sizes inside a call raised; ``12h``:
+  the tokenizer, MWT and lemmatizer on the CPU, the POS tagger and the parser on the GPU; ``12bh``: both;
 * ``annotator``: ``--annotator N`` segments through the annotator (cache written, load included) with
   each of ``--workers`` processes driving the GPU; are the caches identical?
 * ``gpu float64 batched``: the GPU scheme (``mteval/annotate/parser_float64.py``), every segment in
@@ -268,32 +269,68 @@ def run_cpu(texts: list[str], subset: int, rows: Rows, kept: dict[str, list[Fing
 # launches a sentence and more padding. The float64 scheme's bytes do not depend on them (500 / 500
 # shuffled WMT21 ru-en segments identical on the CPU, 2026-11-28), so the pool rows "12b" try them.
 BIG_BATCHES = {"tokenize": 256, "mwt": 2000, "pos": 1000, "pos_tokens": 40000, "lemma": 4000}
+# The processors that the pool rows "12h" keep on the CPU while the POS tagger and the parser run on
+# the GPU: the character-level ones, whose GPU work is many small kernels a sentence (the tokenizer's
+# LSTM steps over characters; the lemmatizer's and MWT's greedy decoders, one host read a step) and
+# whose float64 CPU cost is ~4 ms a sentence (tokenizer 1.9, lemmatizer 2.0 on the 2-core machine),
+# which 12-16 workers on 16 cores can spend side by side. The float64 scheme gives a CPU the same
+# bytes as a GPU (100 / 100 on the H200, docs/scaling.md), so where a model runs changes no byte.
+ON_CPU = ("tokenize", "mwt", "lemma")
 
 
-def big_batches(parser: StanzaParser) -> None:
-    """Set Stanza's batch sizes inside a call to :data:`BIG_BATCHES`."""
+def big_batches(parser: StanzaParser, skip: Sequence[str] = ()) -> None:
+    """Set Stanza's batch sizes inside a call to :data:`BIG_BATCHES` (not those of ``skip``)."""
     procs = parser.pipeline.processors
-    procs["tokenize"].trainer.args["batch_size"] = procs["tokenize"].config["batch_size"] = BIG_BATCHES["tokenize"]
-    procs["mwt"].config["batch_size"] = BIG_BATCHES["mwt"]
+    if "tokenize" not in skip:
+        procs["tokenize"].trainer.args["batch_size"] = procs["tokenize"].config["batch_size"] = BIG_BATCHES["tokenize"]
+    if "mwt" not in skip:
+        procs["mwt"].config["batch_size"] = BIG_BATCHES["mwt"]
     procs["pos"].config["batch_size"] = BIG_BATCHES["pos"]
     procs["pos"].config["batch_maximum_tokens"] = BIG_BATCHES["pos_tokens"]
-    procs["lemma"].config["batch_size"] = BIG_BATCHES["lemma"]
+    if "lemma" not in skip:
+        procs["lemma"].config["batch_size"] = BIG_BATCHES["lemma"]
 
 
-def _start_pool(choice: object, parent: int, logs: object, ready: object, big: bool, warm: list[str]) -> None:
-    """A pool worker: the annotator's initialiser, :data:`BIG_BATCHES` if ``big``, a warm-up call,
-    then wait at ``ready`` (a barrier with the parent) so that the clock starts with every worker loaded."""
+def keep_on_cpu(parser: StanzaParser, names: Sequence[str] = ON_CPU) -> None:
+    """Move these processors' models to the CPU (Stanza sends each batch to its model's device)."""
+    import torch
+
+    for name in names:
+        parser.pipeline.processors[name].trainer.model.cpu()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
+def variant(parser: StanzaParser, flags: str) -> None:
+    """A pool row's variant: ``h`` keeps :data:`ON_CPU` on the CPU, ``b`` raises the batch sizes of
+    the processors left on the device (:data:`BIG_BATCHES`)."""
+    if "h" in flags:
+        keep_on_cpu(parser)
+    if "b" in flags:
+        big_batches(parser, skip=ON_CPU if "h" in flags else ())
+
+
+def describe_variant(flags: str) -> str:
+    """The words a row's name gets for its variant."""
+    words = [f"{'/'.join(ON_CPU)} on the CPU"] if "h" in flags else []
+    if "b" in flags:
+        words.append("Stanza's batches " + "/".join(map(str, BIG_BATCHES.values())))
+    return "".join(", " + w for w in words)
+
+
+def _start_pool(choice: object, parent: int, logs: object, ready: object, flags: str, warm: list[str]) -> None:
+    """A pool worker: the annotator's initialiser, the row's :func:`variant`, a warm-up call, then
+    wait at ``ready`` (a barrier with the parent) so that the clock starts with every worker loaded."""
     from mteval.annotate import workers
 
     workers._start(choice, parent, logs)  # type: ignore[arg-type]
-    if big:
-        big_batches(workers._PARSER)  # type: ignore[arg-type]
+    variant(workers._PARSER, flags)  # type: ignore[arg-type]
     workers._parse(warm)
     ready.wait()  # type: ignore[attr-defined]
 
 
 def run_pool(texts: list[str], device: str, spec: str, rows: Rows) -> None:
-    """``spec`` (``12``, or ``12b`` with :data:`BIG_BATCHES`) worker processes (the annotator's:
+    """``spec`` (``12``; ``12b``, ``12h``, ``12bh``: a :func:`variant`) worker processes (the annotator's:
     spawn, one torch thread, one pipeline each) on ``device``; the clock starts once every worker has
     loaded its models and parsed a warm-up call, and runs over ``texts`` in calls of 500 (the
     annotator's shards)."""
@@ -303,7 +340,10 @@ def run_pool(texts: list[str], device: str, spec: str, rows: Rows) -> None:
     from mteval.annotate import workers
     from mteval.processes import LogForwarding
 
-    count, big = int(spec.rstrip("b")), spec.endswith("b")
+    flags = spec.lstrip("0123456789")
+    count = int(spec[: len(spec) - len(flags)] or "x")
+    if set(flags) - set("bh"):
+        raise ValueError(f"pool row {spec!r}: a worker count and the flags b, h")
     choice = replace(on_device(resolve_models("en", available_processors("en")), device), float64_parser=True)
     calls = [texts[i: i + CALL] for i in range(0, len(texts), CALL)]
     ctx = multiprocessing.get_context("spawn")
@@ -311,16 +351,15 @@ def run_pool(texts: list[str], device: str, spec: str, rows: Rows) -> None:
     start = time.perf_counter()
     with LogForwarding(ctx) as logs, ProcessPoolExecutor(
             count, mp_context=ctx, initializer=_start_pool,
-            initargs=(choice, os.getpid(), logs.queue, ready, big, texts[:16])) as pool:
+            initargs=(choice, os.getpid(), logs.queue, ready, flags, texts[:16])) as pool:
         started = [pool.submit(workers._parse, []) for _ in range(count)]  # one submit, one worker started
         futures = [pool.submit(workers._parse, c) for c in calls]
         ready.wait(timeout=120)  # a worker that failed to start breaks the barrier then
         loaded_at = time.perf_counter()
         parsed = sum(len(f.result()) for f in futures) + sum(len(f.result()) for f in started)
     seconds = time.perf_counter() - loaded_at
-    batches = ", Stanza's batches " + "/".join(map(str, BIG_BATCHES.values())) if big else ""
-    rows.add([f"pool {device}, {count} worker(s){batches}, steady (after load + warm-up)", str(len(texts)),
-              f"{loaded_at - start:.1f}", f"{len(texts) / seconds:.0f}", f"{parsed} parsed"])
+    name = f"pool {device}, {count} worker(s){describe_variant(flags)}, steady (after load + warm-up)"
+    rows.add([name, str(len(texts)), f"{loaded_at - start:.1f}", f"{len(texts) / seconds:.0f}", f"{parsed} parsed"])
 
 
 def run_annotator(texts: list[str], device: str, workers: list[int], rows: Rows, folder: Path) -> None:
@@ -354,7 +393,7 @@ def main() -> None:
     args.add_argument("--workers", default="1,4", help="the annotator's worker counts (default 1,4)")
     args.add_argument("--shuffled", type=int, default=3000, help="segments parsed again shuffled (default 3000)")
     args.add_argument("--pool", default="", help="worker counts of the steady-rate rows (default none; "
-                      "12b: 12 with BIG_BATCHES)")
+                      "12b: 12 with BIG_BATCHES; 12h: 12 with ON_CPU on the CPU; 12bh: both)")
     args.add_argument("--pool-segments", type=int, default=24000,
                       help="segments of each pool row, the distinct ones repeated (default 24000: 48 calls, "
                            "whole rounds for 8, 12, 16 and 24 workers)")

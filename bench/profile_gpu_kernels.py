@@ -1,7 +1,8 @@
 """Where a GPU parse's time goes on the device (issue 32): one process, the GPU's scheme, calls of
 500 WMT21 ru-en segments under ``torch.profiler``: the GPU's busy time per sentence (its kernels'
 own time, summed), the kernels launched per sentence, and the kernels that take the most time;
-then the same with Stanza's batch sizes inside a call raised (``bench_parse_gpu.BIG_BATCHES``). If
+then the same with Stanza's batch sizes inside a call raised (``bench_parse_gpu.BIG_BATCHES``), then
+with the tokenizer, MWT and lemmatizer on the CPU besides (``bench_parse_gpu.ON_CPU``). If
 the kernels' own time per sentence is what several workers together are bounded by, more processes
 cannot pass ``1000 / (kernel ms a sentence)`` sentences a second on that card.
 
@@ -19,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 
-from bench_parse_gpu import BIG_BATCHES, CALL, big_batches, parse_all, segments  # noqa: E402
+from bench_parse_gpu import CALL, describe_variant, parse_all, segments, variant  # noqa: E402
 
 from mteval.annotate.stanza_adapter import (  # noqa: E402
     StanzaParser,
@@ -41,8 +42,10 @@ def main() -> None:
     parser = StanzaParser(choice)
     parse_all(parser, texts[:64], 64)
     profile_once(parser, texts, "Stanza's batch sizes")
-    big_batches(parser)
-    profile_once(parser, texts, "Stanza's batch sizes " + "/".join(map(str, BIG_BATCHES.values())))
+    variant(parser, "b")
+    profile_once(parser, texts, describe_variant("b")[2:])
+    variant(parser, "h")  # the POS tagger and the parser keep the larger batches
+    profile_once(parser, texts, describe_variant("bh")[2:])
 
 
 def profile_once(parser: StanzaParser, texts: list[str], label: str) -> None:
