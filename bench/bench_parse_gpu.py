@@ -47,6 +47,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 from bench_parse_batch import Fingerprint, fingerprint  # noqa: E402
 from common import table  # noqa: E402
 
+from mteval.annotate.parser_float64 import CPU_STAGES, LARGE_BATCHES, arrange, check_layout  # noqa: E402
 from mteval.annotate.stanza_adapter import (  # noqa: E402
     ModelChoice,
     StanzaParser,
@@ -264,67 +265,36 @@ def run_cpu(texts: list[str], subset: int, rows: Rows, kept: dict[str, list[Fing
                   f"{load:.1f}", f"{subset / seconds:.1f}", same(against, parsed) if against else "-"])
 
 
-# Stanza's own batch sizes inside a pipeline call (tokenizer paragraphs, MWT and lemmatizer words, POS
-# sentences and tokens; its defaults: 32, 50, 50, 100 and 5,000): larger ones mean fewer kernel
-# launches a sentence and more padding. The float64 scheme's bytes do not depend on them (500 / 500
-# shuffled WMT21 ru-en segments identical on the CPU, 2026-11-28), so the pool rows "12b" try them.
-BIG_BATCHES = {"tokenize": 256, "mwt": 2000, "pos": 1000, "pos_tokens": 40000, "lemma": 4000}
-# The processors that the pool rows "12h" keep on the CPU while the POS tagger and the parser run on
-# the GPU: the character-level ones, whose GPU work is many small kernels a sentence (the tokenizer's
-# LSTM steps over characters; the lemmatizer's and MWT's greedy decoders, one host read a step) and
-# whose float64 CPU cost is ~4 ms a sentence (tokenizer 1.9, lemmatizer 2.0 on the 2-core machine),
-# which 12-16 workers on 16 cores can spend side by side. The float64 scheme gives a CPU the same
-# bytes as a GPU (100 / 100 on the H200, docs/scaling.md), so where a model runs changes no byte.
-ON_CPU = ("tokenize", "mwt", "lemma")
-
-
-def big_batches(parser: StanzaParser, skip: Sequence[str] = ()) -> None:
-    """Set Stanza's batch sizes inside a call to :data:`BIG_BATCHES` (not those of ``skip``)."""
-    procs = parser.pipeline.processors
-    if "tokenize" not in skip:
-        procs["tokenize"].trainer.args["batch_size"] = procs["tokenize"].config["batch_size"] = BIG_BATCHES["tokenize"]
-    if "mwt" not in skip:
-        procs["mwt"].config["batch_size"] = BIG_BATCHES["mwt"]
-    procs["pos"].config["batch_size"] = BIG_BATCHES["pos"]
-    procs["pos"].config["batch_maximum_tokens"] = BIG_BATCHES["pos_tokens"]
-    if "lemma" not in skip:
-        procs["lemma"].config["batch_size"] = BIG_BATCHES["lemma"]
-
-
-def keep_on_cpu(parser: StanzaParser, names: Sequence[str] = ON_CPU) -> None:
-    """Move these processors' models to the CPU (Stanza sends each batch to its model's device)."""
-    import torch
-
-    for name in names:
-        parser.pipeline.processors[name].trainer.model.cpu()
-    if torch.cuda.is_available():
-        torch.cuda.empty_cache()
-
-
 def variant(parser: StanzaParser, flags: str) -> None:
-    """A pool row's variant: ``h`` keeps :data:`ON_CPU` on the CPU, ``b`` raises the batch sizes of
-    the processors left on the device (:data:`BIG_BATCHES`)."""
-    if "h" in flags:
-        keep_on_cpu(parser)
-    if "b" in flags:
-        big_batches(parser, skip=ON_CPU if "h" in flags else ())
+    """Apply a GPU layout to a loaded parser (``parser_float64.arrange``: ``b`` larger batch sizes
+    inside a call, ``h`` the tokenizer, MWT and lemmatizer on the CPU)."""
+    arrange(parser.pipeline, flags)
 
 
 def describe_variant(flags: str) -> str:
-    """The words a row's name gets for its variant."""
-    words = [f"{'/'.join(ON_CPU)} on the CPU"] if "h" in flags else []
+    """The words a row's name gets for its layout."""
+    words = [f"{'/'.join(CPU_STAGES)} on the CPU"] if "h" in flags else []
     if "b" in flags:
-        words.append("Stanza's batches " + "/".join(map(str, BIG_BATCHES.values())))
+        words.append("Stanza's batches " + "/".join(map(str, LARGE_BATCHES.values())))
     return "".join(", " + w for w in words)
 
 
-def _start_pool(choice: object, parent: int, logs: object, ready: object, flags: str, warm: list[str]) -> None:
-    """A pool worker: the annotator's initialiser, the row's :func:`variant`, a warm-up call, then
-    wait at ``ready`` (a barrier with the parent) so that the clock starts with every worker loaded."""
+def split_spec(spec: str) -> tuple[int, str]:
+    """``12bh`` -> ``(12, "bh")``: a worker count and a GPU layout (ValueError otherwise)."""
+    flags = spec.lstrip("0123456789")
+    digits = spec[: len(spec) - len(flags)]
+    if not digits:
+        raise ValueError(f"row {spec!r}: a worker count, then the layout's letters")
+    return int(digits), check_layout(flags)
+
+
+def _start_pool(choice: object, parent: int, logs: object, ready: object, warm: list[str]) -> None:
+    """A pool worker: the annotator's initialiser (its parser gets the row's layout from ``choice``),
+    a warm-up call, then wait at ``ready`` (a barrier with the parent) so that the clock starts with
+    every worker loaded."""
     from mteval.annotate import workers
 
     workers._start(choice, parent, logs)  # type: ignore[arg-type]
-    variant(workers._PARSER, flags)  # type: ignore[arg-type]
     workers._parse(warm)
     ready.wait()  # type: ignore[attr-defined]
 
@@ -340,18 +310,16 @@ def run_pool(texts: list[str], device: str, spec: str, rows: Rows) -> None:
     from mteval.annotate import workers
     from mteval.processes import LogForwarding
 
-    flags = spec.lstrip("0123456789")
-    count = int(spec[: len(spec) - len(flags)] or "x")
-    if set(flags) - set("bh"):
-        raise ValueError(f"pool row {spec!r}: a worker count and the flags b, h")
-    choice = replace(on_device(resolve_models("en", available_processors("en")), device), float64_parser=True)
+    count, flags = split_spec(spec)
+    choice = replace(on_device(resolve_models("en", available_processors("en")), device), float64_parser=True,
+                     gpu_layout=flags)
     calls = [texts[i: i + CALL] for i in range(0, len(texts), CALL)]
     ctx = multiprocessing.get_context("spawn")
     ready = ctx.Barrier(count + 1)
     start = time.perf_counter()
     with LogForwarding(ctx) as logs, ProcessPoolExecutor(
             count, mp_context=ctx, initializer=_start_pool,
-            initargs=(choice, os.getpid(), logs.queue, ready, flags, texts[:16])) as pool:
+            initargs=(choice, os.getpid(), logs.queue, ready, texts[:16])) as pool:
         started = [pool.submit(workers._parse, []) for _ in range(count)]  # one submit, one worker started
         futures = [pool.submit(workers._parse, c) for c in calls]
         ready.wait(timeout=120)  # a worker that failed to start breaks the barrier then
@@ -362,21 +330,26 @@ def run_pool(texts: list[str], device: str, spec: str, rows: Rows) -> None:
     rows.add([name, str(len(texts)), f"{loaded_at - start:.1f}", f"{len(texts) / seconds:.0f}", f"{parsed} parsed"])
 
 
-def run_annotator(texts: list[str], device: str, workers: list[int], rows: Rows, folder: Path) -> None:
+def run_annotator(texts: list[str], device: str, specs: list[str], rows: Rows, folder: Path) -> None:
     """The annotator (its cache written) on ``device`` with each number of worker processes (on a
-    GPU each drives it: the CPU-side work, two thirds of the time, then runs side by side); are the
-    caches' shards byte-identical to the first's?"""
+    GPU each drives it: the CPU-side work, two thirds of the time, then runs side by side), ``12bh``:
+    12 with that GPU layout (:func:`split_spec`); are the caches' shards byte-identical to the first's?"""
     from mteval.annotate.annotator import Annotator
 
     digests = []
-    for count in workers:
-        cache = folder / f"cache-{count}"
+    for spec in specs:
+        count, flags = split_spec(spec)
+        cache = folder / f"cache-{spec}"
         start = time.perf_counter()
-        Annotator(cache, device=device, workers=count).annotate_with_scores(texts)
+        annotator = Annotator(cache, device=device, workers=count)
+        if flags:
+            assert isinstance(annotator.choice, ModelChoice)
+            annotator.choice = replace(annotator.choice, gpu_layout=flags)
+        annotator.annotate_with_scores(texts)
         seconds = time.perf_counter() - start
         digests.append(sorted((f.name.rsplit("-", 1)[1], f.read_bytes())  # without the writer's pid
                               for f in cache.rglob("*") if f.suffix in (".keys", ".conllu", ".npz")))
-        rows.add([f"annotator {device}, {count} worker(s) (cache written, load included)",
+        rows.add([f"annotator {device}, {count} worker(s){describe_variant(flags)} (cache written, load included)",
                   str(len(texts)), "", f"{len(texts) / seconds:.0f}",
                   f"shards identical to the first's: {digests[0] == digests[-1]} ({len(digests[-1])} files)"])
 
@@ -390,10 +363,11 @@ def main() -> None:
     args.add_argument("--device", default="cuda", help="device of the GPU rows (cpu: try the script)")
     args.add_argument("--out", type=Path, help="pickle the subset's fingerprints here")
     args.add_argument("--annotator", type=int, default=0, help="also run the annotator on N segments")
-    args.add_argument("--workers", default="1,4", help="the annotator's worker counts (default 1,4)")
+    args.add_argument("--workers", default="1,4", help="the annotator's worker counts (default 1,4; "
+                      "12bh: 12 with that GPU layout)")
     args.add_argument("--shuffled", type=int, default=3000, help="segments parsed again shuffled (default 3000)")
     args.add_argument("--pool", default="", help="worker counts of the steady-rate rows (default none; "
-                      "12b: 12 with BIG_BATCHES; 12h: 12 with ON_CPU on the CPU; 12bh: both)")
+                      "12b: 12 with parser_float64.LARGE_BATCHES; 12h: 12 with its CPU_STAGES on the CPU; 12bh: both)")
     args.add_argument("--pool-segments", type=int, default=24000,
                       help="segments of each pool row, the distinct ones repeated (default 24000: 48 calls, "
                            "whole rounds for 8, 12, 16 and 24 workers)")
@@ -420,8 +394,7 @@ def main() -> None:
             import tempfile
 
             with tempfile.TemporaryDirectory() as folder:
-                run_annotator(texts[: opts.annotator], opts.device, [int(w) for w in opts.workers.split(",")],
-                              rows, Path(folder))
+                run_annotator(texts[: opts.annotator], opts.device, opts.workers.split(","), rows, Path(folder))
         texts = texts[: opts.first] if opts.first else texts
         parser, first = (None, []) if opts.cpu_only else first_pass(texts, opts.subset, rows, kept, opts.device)
         if parser is not None:

@@ -9,8 +9,8 @@
 # ru-en folder: ../shared/data/wmt21-ruen, else .gpu/wmt21-ruen, a copy carried with the tree),
 # SUBSET (100), SHUFFLED (1000), ANNOTATOR (8000 segments: 16 calls of 500), POOL (12bh,16bh,12b,12:
 # the workers' steady rate on 24,000 segments, models loaded; b: Stanza's batch sizes inside a call
-# raised, bench_parse_gpu.BIG_BATCHES; h: the tokenizer, MWT and lemmatizer on the CPU,
-# bench_parse_gpu.ON_CPU), WORKERS (12: the annotator, load included; identical caches?), FIRST
+# raised, parser_float64.LARGE_BATCHES; h: the tokenizer, MWT and lemmatizer on the CPU,
+# parser_float64.CPU_STAGES), WORKERS (12,12bh: the annotator, load included; identical caches?), FIRST
 # (2000 segments of the one-process pass), TIMEOUT (420 s; the profile before it: 150 s), OUT (a new
 # folder). The worker rows come first: the issue's target is a GPU's rate with
 # several processes driving it.
@@ -45,5 +45,5 @@ run timeout -s INT 150 "$PYTHON" -W ignore "$ROOT/bench/profile_gpu_kernels.py" 
     | grep -v "USDT\|STAGE:" || true
 run timeout -s INT "${TIMEOUT:-420}" "$PYTHON" -W ignore "$ROOT/bench/bench_parse_gpu.py" --data "$DATA" \
     --subset "${SUBSET:-100}" --shuffled "${SHUFFLED:-1000}" --annotator "${ANNOTATOR:-8000}" \
-    --pool "${POOL:-12bh,16bh,12b,12}" --workers "${WORKERS:-12}" --first "${FIRST:-2000}" --out "$OUT"
+    --pool "${POOL:-12bh,16bh,12b,12}" --workers "${WORKERS:-12,12bh}" --first "${FIRST:-2000}" --out "$OUT"
 echo "outputs in $OUT" >&2

@@ -1,8 +1,8 @@
 """Where a GPU parse's time goes on the device (issue 32): one process, the GPU's scheme, calls of
 500 WMT21 ru-en segments under ``torch.profiler``: the GPU's busy time per sentence (its kernels'
 own time, summed), the kernels launched per sentence, and the kernels that take the most time;
-then the same with Stanza's batch sizes inside a call raised (``bench_parse_gpu.BIG_BATCHES``), then
-with the tokenizer, MWT and lemmatizer on the CPU besides (``bench_parse_gpu.ON_CPU``). If
+then the same with Stanza's batch sizes inside a call raised (``parser_float64.LARGE_BATCHES``), then
+with the tokenizer, MWT and lemmatizer on the CPU besides (``parser_float64.CPU_STAGES``). If
 the kernels' own time per sentence is what several workers together are bounded by, more processes
 cannot pass ``1000 / (kernel ms a sentence)`` sentences a second on that card.
 

@@ -80,6 +80,69 @@ def test_the_cpu_keeps_its_scheme() -> None:
     assert next(parser.pipeline.processors["pos"].trainer.model.parameters()).dtype == torch.float32
 
 
+def sizes(parser: StanzaParser) -> dict[str, int]:
+    procs = parser.pipeline.processors
+    return {"tokenize": procs["tokenize"].trainer.args["batch_size"], "mwt": procs["mwt"].config["batch_size"],
+            "pos": procs["pos"].config["batch_size"], "lemma": procs["lemma"].config["batch_size"]}
+
+
+STANZAS = {"tokenize": 32, "mwt": 50, "pos": 100, "lemma": 50}  # Stanza's own batch sizes inside a call
+
+
+def test_a_gpu_layout_is_applied_where_asked() -> None:
+    """``gpu_layout``: unset, the GPU's default (GPU_LAYOUT) on a GPU and nothing on a CPU; a string,
+    that layout anywhere. ``b`` raises only the batch sizes of the processors left on the device."""
+    assert sizes(StanzaParser(float64_choice())) == STANZAS  # the CPU, unset: nothing changes
+    assert sizes(StanzaParser(replace(float64_choice(), gpu_layout="b"))) == {
+        "tokenize": 256, "mwt": 2000, "pos": 1000, "lemma": 4000}
+    both = StanzaParser(replace(float64_choice(), gpu_layout="bh"))
+    assert sizes(both) == {**STANZAS, "pos": 1000}
+    assert both.pipeline.processors["pos"].config["batch_maximum_tokens"] == 40000
+    assert both._cpu is None and replace(both.choice, device="cpu").gpu_layout == "bh"
+    both._parse_on_cpu(["One."])
+    assert both._cpu is not None and sizes(both._cpu) == STANZAS  # the CPU fallback: Stanza's sizes
+
+
+def test_a_gpu_layout_moves_only_the_character_level_models() -> None:
+    """``h`` sends the tokenizer's, MWT's and lemmatizer's models to the CPU (seen here with a
+    pipeline whose models record where they are sent); other letters are refused."""
+    from types import SimpleNamespace
+
+    class Model:
+        def __init__(self) -> None:
+            self.moved = False
+
+        def cpu(self) -> None:
+            self.moved = True
+
+    names = ("tokenize", "mwt", "pos", "lemma", "depparse")
+    procs = {n: SimpleNamespace(trainer=SimpleNamespace(model=Model(), args={}), config={}) for n in names}
+    procs["mwt"].trainer.model = None  # a dictionary-only processor
+    parser_float64.arrange(SimpleNamespace(processors=procs), "h")
+    assert [n for n in names if procs[n].trainer.model is not None and procs[n].trainer.model.moved] == [
+        "tokenize", "lemma"]
+    assert all(not p.config for p in procs.values())  # no b: no batch size set
+    for bad in ("x", "bb", "B"):
+        with pytest.raises(ValueError, match="GPU layout"):
+            parser_float64.check_layout(bad)
+    assert parser_float64.GPU_LAYOUT == parser_float64.check_layout(parser_float64.GPU_LAYOUT)
+
+
+@pytest.mark.slow  # ~25 s: three float64 pipelines over 60 segments
+def test_no_gpu_layout_changes_a_byte() -> None:
+    """The layouts may become the GPU's default only if the bytes stay (here: the float64 scheme on
+    the CPU's kernels, real segments of both samples in two calls; the GPU's own check is the bench's
+    annotator rows 12 and 12bh)."""
+    segments = texts()[:60]
+
+    def parsed(layout: str) -> list[tuple]:
+        parser = StanzaParser(replace(float64_choice(), gpu_layout=layout))
+        return [fingerprint(p) for first in (0, 30) for p in parser.parse(segments[first: first + 30])]
+
+    plain = parsed("")
+    assert parsed("b") == plain and parsed("bh") == plain
+
+
 def test_signed_zeros_are_stored_as_plus_zero() -> None:
     class Model:
         predict = decode_graph_predictions = staticmethod(lambda *a, **k: None)

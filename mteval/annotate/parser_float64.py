@@ -41,6 +41,24 @@ LOG = logging.getLogger(__name__)
 PARSER_BATCH_WORDS = 5000  # words per parser batch (Stanza's depparse_batch_size) in this scheme
 SCHEME = "float64-batched"  # the parse scheme's name in the model identity
 
+# The GPU's layout (issue 32): where each model runs and how large Stanza's batches inside a call
+# are, as letters: ``b`` raises the batch sizes (LARGE_BATCHES) of the processors on the GPU: fewer,
+# larger kernels a sentence; ``h`` keeps CPU_STAGES on each worker's CPU, the POS tagger and the
+# parser on the GPU: the character-level models are many small kernels a sentence on a GPU (the
+# tokenizer's LSTM steps over characters; the lemmatizer's greedy decoder reads the GPU once a word
+# and step, 21-25 reads a sentence, each a synchronisation) and ~4 ms a sentence of a CPU core in
+# float64. Neither changes a byte (this scheme's results depend neither on the batch nor on the
+# device), so neither is part of the model identity. GPU_LAYOUT, the default on a GPU, stays ""
+# (Stanza's batch sizes, every model on the GPU) until a lent GPU has timed the others side by side
+# (bench/bench_parse_gpu.sh: pool rows 12bh, 16bh, 12b, 12; docs/scaling.md).
+GPU_LAYOUT = ""
+LAYOUT_LETTERS = "bh"
+# Stanza's own defaults: tokenizer 32 paragraphs, MWT and lemmatizer 50 words, POS 100 sentences and
+# 5,000 tokens. Larger: 500 / 500 shuffled WMT21 ru-en segments identical bytes on a CPU (where the
+# padding makes them slower: 36.6 -> 30.2 sent/s).
+LARGE_BATCHES = {"tokenize": 256, "mwt": 2000, "pos": 1000, "pos_tokens": 40000, "lemma": 4000}
+CPU_STAGES = ("tokenize", "mwt", "lemma")
+
 
 def sentence_lengths(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """The ``sentlens`` argument of the parser's ``forward_scores`` (root included)."""
@@ -58,6 +76,35 @@ def use_float64(pipeline: Any) -> None:
             _double_states(model)
         if name == "depparse":
             _mask_padding(model)
+
+
+def check_layout(layout: str) -> str:
+    """``layout`` if it is made of :data:`LAYOUT_LETTERS` (each once); else ValueError."""
+    if set(layout) - set(LAYOUT_LETTERS) or len(set(layout)) != len(layout):
+        raise ValueError(f"GPU layout {layout!r}: letters of {LAYOUT_LETTERS!r}, each once")
+    return layout
+
+
+def arrange(pipeline: Any, layout: str) -> None:
+    """Apply a GPU layout to a loaded float64 pipeline: ``h`` moves :data:`CPU_STAGES`' models to
+    the CPU (Stanza sends each batch to its model's device), ``b`` sets :data:`LARGE_BATCHES` for
+    the processors that stay on the device."""
+    on_cpu = CPU_STAGES if "h" in check_layout(layout) else ()
+    procs = pipeline.processors
+    for name in on_cpu:
+        model = getattr(getattr(procs.get(name), "trainer", None), "model", None)
+        if model is not None:  # None: no such processor, or a dictionary-only one
+            model.cpu()
+    if "b" not in layout:
+        return
+    sizes = {name: LARGE_BATCHES[name] for name in ("tokenize", "mwt", "pos", "lemma")
+             if name in procs and name not in on_cpu}
+    for name, size in sizes.items():
+        procs[name].config["batch_size"] = size
+    if "tokenize" in sizes:  # the tokenizer reads its trainer's copy
+        procs["tokenize"].trainer.args["batch_size"] = sizes["tokenize"]
+    if "pos" in sizes:
+        procs["pos"].config["batch_maximum_tokens"] = LARGE_BATCHES["pos_tokens"]
 
 
 def _double_states(model: Any) -> None:

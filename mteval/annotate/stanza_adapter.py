@@ -36,7 +36,14 @@ from mteval.annotate.chunking import MAX_PARSE_WORDS, MAX_SEGMENT_WORDS, bound
 from mteval.annotate.convert import join_arc_scores, to_sentence
 from mteval.annotate.entity_tagger import EntityTagger
 from mteval.annotate.model import ArcScores, Sentence
-from mteval.annotate.parser_float64 import PARSER_BATCH_WORDS, SCHEME, parse_halving, use_float64
+from mteval.annotate.parser_float64 import (
+    GPU_LAYOUT,
+    PARSER_BATCH_WORDS,
+    SCHEME,
+    arrange,
+    parse_halving,
+    use_float64,
+)
 from mteval.errors import ConfigError, quote
 from mteval.files import content_digest
 
@@ -86,6 +93,9 @@ class ModelChoice:
     device: str = "cpu"  # torch device the models run on: cpu or cuda:N (see resolve_device)
     device_class: str = "cpu"  # cpu, or cuda:<GPU name>: part of the identity on a GPU
     float64_parser: bool = False  # batched float64 parser (parser_float64.py): set on a GPU
+    # that scheme's GPU layout (parser_float64.arrange): None, GPU_LAYOUT on a GPU and nothing on a
+    # CPU; a string, that layout on any device (the bench and tests). Not in the identity: no byte changes.
+    gpu_layout: str | None = None
 
 
 def stanza_resources_dir() -> Path:
@@ -310,6 +320,8 @@ class StanzaParser:
             use_float64(self.pipeline)
             if self.recorder is not None:
                 self.recorder.plus_zero = True
+            layout = (GPU_LAYOUT if choice.device != "cpu" else "") if choice.gpu_layout is None else choice.gpu_layout
+            arrange(self.pipeline, layout)
         self.entity_tagger = EntityTagger.load(Path(choice.paths["ner"])) if uses_entity_tagger(choice) else None
         self._cpu: StanzaParser | None = None  # the same scheme on the CPU (_parse_on_cpu)
         loaded = [p for p in stanza_processors(choice) if p in self.pipeline.processors]
@@ -329,7 +341,7 @@ class StanzaParser:
         """Parse with the same models and scheme on the CPU (loaded once, when a segment does not
         fit on the GPU alone: ``parser_float64.parse_halving``)."""
         if self._cpu is None:
-            self._cpu = StanzaParser(replace(self.choice, device="cpu", device_class="cpu"), self.batch)
+            self._cpu = StanzaParser(replace(self.choice, device="cpu", device_class="cpu", gpu_layout=""), self.batch)
         return self._cpu.parse(texts)
 
     def _shrink(self) -> None:
