@@ -272,10 +272,12 @@ def variant(parser: StanzaParser, flags: str) -> None:
 
 
 def describe_variant(flags: str) -> str:
-    """The words a row's name gets for its layout."""
-    words = [f"{'/'.join(CPU_STAGES)} on the CPU"] if "h" in flags else []
+    """The words a row's name gets for its layout: the models on the CPU, the batch sizes raised."""
+    on_cpu = CPU_STAGES if "h" in flags else ()
+    words = [f"{'/'.join(on_cpu)} on the CPU"] if on_cpu else []
     if "b" in flags:
-        words.append("Stanza's batches " + "/".join(map(str, LARGE_BATCHES.values())))
+        sizes = [f"{name} {size}" for name, size in LARGE_BATCHES.items() if name.split("_")[0] not in on_cpu]
+        words.append("Stanza's batches " + " ".join(sizes))
     return "".join(", " + w for w in words)
 
 
