@@ -47,7 +47,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 from bench_parse_batch import Fingerprint, fingerprint  # noqa: E402
 from common import table  # noqa: E402
 
-from mteval.annotate.parser_float64 import CPU_STAGES, LARGE_BATCHES, arrange, check_layout  # noqa: E402
+from mteval.annotate.parser_float64 import CPU_STAGES, LARGE_BATCHES, check_layout  # noqa: E402
 from mteval.annotate.stanza_adapter import (  # noqa: E402
     ModelChoice,
     StanzaParser,
@@ -265,12 +265,6 @@ def run_cpu(texts: list[str], subset: int, rows: Rows, kept: dict[str, list[Fing
                   f"{load:.1f}", f"{subset / seconds:.1f}", same(against, parsed) if against else "-"])
 
 
-def variant(parser: StanzaParser, flags: str) -> None:
-    """Apply a GPU layout to a loaded parser (``parser_float64.arrange``: ``b`` larger batch sizes
-    inside a call, ``h`` the tokenizer, MWT and lemmatizer on the CPU)."""
-    arrange(parser.pipeline, flags)
-
-
 def describe_variant(flags: str) -> str:
     """The words a row's name gets for its layout: the models on the CPU, the batch sizes raised."""
     on_cpu = CPU_STAGES if "h" in flags else ()
@@ -302,10 +296,10 @@ def _start_pool(choice: object, parent: int, logs: object, ready: object, warm: 
 
 
 def run_pool(texts: list[str], device: str, spec: str, rows: Rows) -> None:
-    """``spec`` (``12``; ``12b``, ``12h``, ``12bh``: a :func:`variant`) worker processes (the annotator's:
-    spawn, one torch thread, one pipeline each) on ``device``; the clock starts once every worker has
-    loaded its models and parsed a warm-up call, and runs over ``texts`` in calls of 500 (the
-    annotator's shards)."""
+    """``spec`` (``12``; ``12b``, ``12h``, ``12bh``: with a GPU layout, :func:`split_spec`) worker
+    processes (the annotator's: spawn, one torch thread, one pipeline each) on ``device``; the clock
+    starts once every worker has loaded its models and parsed a warm-up call, and runs over ``texts``
+    in calls of 500 (the annotator's shards)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 

@@ -20,9 +20,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 
-from bench_parse_gpu import CALL, describe_variant, parse_all, segments, variant  # noqa: E402
+from bench_parse_gpu import CALL, describe_variant, parse_all, segments  # noqa: E402
 
-from mteval.annotate.parser_float64 import CPU_STAGES  # noqa: E402
+from mteval.annotate.parser_float64 import CPU_STAGES, arrange  # noqa: E402
 from mteval.annotate.stanza_adapter import (  # noqa: E402
     StanzaParser,
     available_processors,
@@ -44,9 +44,9 @@ def main() -> None:
     parse_all(parser, texts[:64], 64)
     profile_once(parser, texts, "Stanza's batch sizes")
     stanzas = {name: dict(parser.pipeline.processors[name].config) for name in CPU_STAGES}
-    variant(parser, "b")
+    arrange(parser.pipeline, "b")
     profile_once(parser, texts, describe_variant("b")[2:])
-    variant(parser, "bh")  # the POS tagger and the parser keep the larger batches, the CPU's models
+    arrange(parser.pipeline, "bh")  # the POS tagger and the parser keep the larger batches, the CPU's models
     for name, config in stanzas.items():  # get Stanza's back
         parser.pipeline.processors[name].config.update(config)
     parser.pipeline.processors["tokenize"].trainer.args["batch_size"] = stanzas["tokenize"]["batch_size"]
