@@ -42,17 +42,22 @@ lint:
 	mypy mteval tools
 	lint-imports
 
-# The fast tier (unit, property, CLI, parity on committed oracles; under 8 minutes on an idle 2-core
+# The fast tier (unit, property, CLI, parity on committed oracles; ~4.5 minutes on an idle 2-core
 # machine): what a contributor runs. test-all runs every test, the slow ones, ../shared's, the browser's,
 # Dask's and the training runs too, and research/tests (the training lab's, also `make research-test`):
 # what CI runs (.ci/run). Tiers are pytest markers (setup.cfg).
 FAST_TESTS = not slow and not browser and not dask and not training
+# Tests run in TEST_WORKERS processes (pytest-xdist, the `test` extra; auto = one a core), a test
+# module's tests on one worker (--dist loadscope: its module fixtures are built once);
+# TEST_WORKERS=0 runs them all in this process (pdb, -x).
+TEST_WORKERS ?= auto
+PYTEST = $(PYTHON) -m pytest -q -p no:cacheprovider -rs -n $(TEST_WORKERS) --dist loadscope
 
 test: install lint
-	$(PYTHON) -m pytest -q -p no:cacheprovider -rs -m "$(FAST_TESTS)" tests
+	$(PYTEST) -m "$(FAST_TESTS)" tests
 
 test-all: install lint
-	$(PYTHON) -m pytest -q -p no:cacheprovider -rs tests research/tests
+	$(PYTEST) tests research/tests
 
 # The fast tier in a lexical-only environment (the `test` extra, no Stanza/torch: the parsing tests
 # skip with their reason), in its own venv, on any Python: make test-lexical PYTHON=python3.13.

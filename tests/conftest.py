@@ -6,6 +6,7 @@ import os
 import signal
 import tempfile
 import threading
+from collections.abc import Iterator
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -29,6 +30,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "models" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _bars_as_at_the_start() -> Iterator[None]:
+    """Every test starts with the progress bars' default: a command run in-process with ``-q`` (or a
+    setup engine's worker code) calls ``progress.set_quiet(True)``, which would otherwise last for the
+    rest of the process and silence the bars of the tests that come after it on that worker."""
+    yield
+    from mteval import progress  # noqa: PLC0415 (the package is imported by the tests, not at collection)
+
+    progress.set_quiet(False)
 
 
 # The user cache of derived resources (mteval/user_cache.py) goes to a folder of this test session,
