@@ -47,9 +47,9 @@ lint:
 # Dask's and the training runs too, and research/tests (the training lab's, also `make research-test`):
 # what CI runs (.ci/run). Tiers are pytest markers (setup.cfg).
 FAST_TESTS = not slow and not browser and not dask and not training
-# Tests run in TEST_WORKERS processes (pytest-xdist, the `test` extra; auto = one a core), a test
-# module's tests on one worker (--dist loadscope: its module fixtures are built once);
-# TEST_WORKERS=0 runs them all in this process (pdb, -x).
+# Tests run in TEST_WORKERS processes (pytest-xdist, the `test` extra; auto = one a core, at most 8
+# and one per 3 GiB of memory: tests/conftest.py), a test module's tests on one worker (--dist
+# loadscope: its module fixtures are built once); TEST_WORKERS=0 runs them all in this process (pdb, -x).
 TEST_WORKERS ?= auto
 PYTEST = $(PYTHON) -m pytest -q -p no:cacheprovider -rs -n $(TEST_WORKERS) --dist loadscope
 

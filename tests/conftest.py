@@ -6,9 +6,10 @@ import os
 import signal
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from importlib.util import find_spec
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,6 +31,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "models" in item.keywords:
             item.add_marker(skip)
+
+
+# `make test` runs `pytest -n auto` (pytest-xdist): one worker a core as xdist counts them, at most
+# MAX_WORKERS and one per WORKER_MEMORY of the machine's memory. A worker peaks at 1.2-1.7 GB on the
+# fast tier (measured on 2 workers, 2 cores: the parser's models, the commands it starts besides);
+# a many-core laptop with little memory would otherwise swap. PYTEST_XDIST_AUTO_NUM_WORKERS (xdist's
+# own setting) or `make test TEST_WORKERS=N` choose the number instead.
+MAX_WORKERS = 8
+WORKER_MEMORY = 3 << 30
+
+
+@pytest.hookimpl(hookwrapper=True, optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> Generator[None, Any, None]:
+    """xdist's ``-n auto`` count, capped by MAX_WORKERS and the memory (above)."""
+    outcome = yield
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return
+    try:
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        memory = MAX_WORKERS * WORKER_MEMORY
+    outcome.force_result(max(1, min(outcome.get_result(), MAX_WORKERS, memory // WORKER_MEMORY)))
 
 
 @pytest.fixture(autouse=True)
