@@ -32,11 +32,8 @@ def small_syntactic_config(tmp: Path, lines: int = 4) -> Path:
                                                          ("1", True, True)])
 def test_disable_rule(monkeypatch: pytest.MonkeyPatch, env: str, quiet: bool, expected: bool | None) -> None:
     monkeypatch.setenv("MTEVAL_PROGRESS", env)
-    progress.set_quiet(quiet)
-    try:
-        assert progress._disable() is expected
-    finally:
-        progress.set_quiet(False)
+    progress.set_quiet(quiet)  # reset after the test (tests/conftest.py)
+    assert progress._disable() is expected
 
 
 def test_silent_bar_accepts_updates() -> None:
