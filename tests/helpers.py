@@ -15,6 +15,14 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 ENDE = ROOT / "data" / "wmt21-ende-sample"
 RUEN = ROOT / "data" / "wmt21-ruen-sample"
+# Written without spaces between words (the tests' own sentences): Chinese, Japanese, Thai.
+CHINESE = ["今天上午，市政府召开新闻发布会，介绍了今年城市交通建设的主要进展。",
+           "专家认为，这项新技术将大大提高农业生产效率，并减少对环境的影响。",
+           "由于天气原因，原定于明天举行的足球比赛将推迟到下周末进行。"]
+JAPANESE = ["昨日は東京の大きな図書館で友達と一緒に日本の歴史についての本を読みました。",
+            "この問題はとても難しいですが、みんなで協力すれば必ず解決できると思います。"]
+THAI = ["วันนี้อากาศดีมากเราจึงตัดสินใจไปเดินเล่นที่สวนสาธารณะใกล้บ้านกับครอบครัว",
+        "รัฐบาลประกาศมาตรการใหม่เพื่อช่วยเหลือเกษตรกรที่ได้รับผลกระทบจากน้ำท่วม"]
 
 
 def ctrl_c_reaches() -> None:

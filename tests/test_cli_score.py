@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers import ENDE, run
+from helpers import CHINESE, ENDE, JAPANESE, run
 
 REF_A, REF_C = ENDE / "refs" / "A.de", ENDE / "refs" / "C.de"
 UEDIN, ONLINE_W = ENDE / "sys" / "UEdin.de", ENDE / "sys" / "Online-W.de"
@@ -153,3 +153,49 @@ def test_bad_input_is_one_line(tmp_path: Path, args: tuple[str, ...], stdin: byt
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("mteval: error: "), done.stderr
     assert expected in done.stderr
+
+
+ZH_SYSTEM = ["今天上午市政府召开发布会，介绍今年城市交通建设的进展。",
+             "专家说，这项技术将提高农业生产效率，并减少环境影响。",
+             "因为天气原因，明天的足球比赛推迟到下周末。"]
+
+
+def test_chinese_defaults_are_sacrebleus_for_chinese(tmp_path: Path) -> None:
+    """``-l zh`` without ``-m``: BLEU with sacreBLEU's zh tokenizer (as ``sacrebleu -l en-zh``), chrF, and
+    TER with tercom's Asian support, equal to sacreBLEU's; no warning. The same texts scored with the
+    plain defaults: one warning line naming BLEU and TER (a whole line is one of their words)."""
+    sacrebleu = pytest.importorskip("sacrebleu")
+    (tmp_path / "ref.zh").write_text("\n".join(CHINESE) + "\n", encoding="utf-8")
+    (tmp_path / "sys.zh").write_text("\n".join(ZH_SYSTEM) + "\n", encoding="utf-8")
+    done = score("-r", str(tmp_path / "ref.zh"), "-i", str(tmp_path / "sys.zh"), "-l", "zh")
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    out = done.stdout.splitlines()
+    names = [line.split()[0] for line in out[:3]]
+    assert names == ["sacreBLEU(tok=zh)", "chrF", "TER(normalized=yes,asian_support=yes)"]
+    ter = sacrebleu.metrics.TER(normalized=True, asian_support=True)
+    expected = [sacrebleu.corpus_bleu(ZH_SYSTEM, [CHINESE], tokenize="zh").score,
+                sacrebleu.corpus_chrf(ZH_SYSTEM, [CHINESE]).score, ter.corpus_score(ZH_SYSTEM, [CHINESE]).score]
+    assert [float(line.split()[1]) for line in out[:3]] == [float(f"{v:.4f}") for v in expected]
+    assert "|tok:zh|" in out[3]
+    plain = score("-r", str(tmp_path / "ref.zh"), "-i", str(tmp_path / "sys.zh"))
+    assert plain.returncode == 0
+    assert [line.split()[0] for line in plain.stdout.splitlines()[:3]] == ["BLEU", "chrF", "TER"]
+    assert plain.stderr.startswith("mteval: warning: BLEU, TER: 100% of the references' letters are Han (CJK), ")
+    assert plain.stderr.count("\n") == 1
+
+
+def test_japanese_defaults_need_mecab(tmp_path: Path) -> None:
+    """``-l ja`` without ``-m`` is BLEU with ja-mecab (as ``sacrebleu -l en-ja``): without MeCab, one line
+    naming the extra and the way around it, exit 2."""
+    from importlib.util import find_spec
+
+    if find_spec("MeCab") is not None and find_spec("ipadic") is not None:
+        pytest.skip("MeCab is installed here: the defaults run (sacreBLEU(tok=ja-mecab)'s parity tests cover it)")
+    (tmp_path / "ref.ja").write_text("\n".join(JAPANESE) + "\n", encoding="utf-8")
+    done = score("-r", str(tmp_path / "ref.ja"), "-i", str(tmp_path / "ref.ja"), "-l", "ja")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == ("mteval: error: -l ja: the default metrics score BLEU with sacreBLEU's ja-mecab tokenizer "
+                           "(as sacrebleu -l en-ja), which needs MeCab: pip install 'mteval[ja]', or choose the "
+                           "metrics with -m (chrF needs nothing)\n")
+    chosen = score("-r", str(tmp_path / "ref.ja"), "-i", str(tmp_path / "ref.ja"), "-l", "ja", "-m", "chrF")
+    assert chosen.returncode == 0

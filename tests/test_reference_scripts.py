@@ -10,8 +10,16 @@ import pytest
 from mteval.errors import InputError
 from mteval.experiment.loading import load
 from mteval.experiment.texts import load_texts
-from mteval.setup.scripts import check_reference_scripts, letter_scripts, script_of
-from tests.helpers import run
+from mteval.metrics import registry
+from mteval.setup.scripts import (
+    MIN_RUN,
+    check_reference_scripts,
+    letter_scripts,
+    script_of,
+    unsegmented,
+    unspaced_script_warnings,
+)
+from tests.helpers import CHINESE, JAPANESE, THAI, run
 
 RUSSIAN = ["Дожди продолжатся в северных районах до конца недели.",
            "Москва встретила гостей тёплой погодой и солнцем."]
@@ -19,11 +27,12 @@ ENGLISH = ["Rains will continue in the northern regions until the end of the wee
            "Moscow greeted its guests with warm weather and sunshine."]
 
 
-def experiment(tmp_path: Path, references: list[str], language: str | None, metrics: str) -> Path:
-    """An experiment over one reference and one English system, its cache under ``tmp_path``."""
+def experiment(tmp_path: Path, references: list[str], language: str | None, metrics: str,
+               system: list[str] | None = None) -> Path:
+    """An experiment over one reference and one system (English by default), its cache under ``tmp_path``."""
     tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / "ref.txt").write_text("\n".join(references) + "\n", encoding="utf-8")
-    (tmp_path / "sys.txt").write_text("\n".join(ENGLISH) + "\n", encoding="utf-8")
+    (tmp_path / "sys.txt").write_text("\n".join(system or ENGLISH) + "\n", encoding="utf-8")
     config = tmp_path / "exp.yaml"
     config.write_text(f"name: t\ncache: {tmp_path / 'cache'}\n" + (f"language: {language}\n" if language else "")
                       + f"references: {{A: ref.txt}}\nsystems: {{S: sys.txt}}\nmetrics: [{metrics}]\n"
@@ -100,3 +109,55 @@ def test_meteor_outside_english_says_which_resources_it_has(tmp_path: Path) -> N
                               "METEOR 1.5's -l ru ones (docs/languages.md)\n")
     english = run("iqsetup", "-q", str(experiment(tmp_path / "en", ENGLISH, "en", "METEOR-ex")))
     assert english.returncode == 0 and english.stderr == ""
+
+
+def segmented(lines: list[str], size: int = 2) -> list[str]:
+    """The lines cut into 'words' of ``size`` characters (what a word segmenter's output looks like)."""
+    return [" ".join(line[i:i + size] for i in range(0, len(line), size)) for line in lines]
+
+
+@pytest.mark.parametrize(("references", "scripts"), [
+    (CHINESE, {"CJK"}), (JAPANESE, {"CJK", "HIRAGANA"}), (THAI, {"THAI"}),
+    (segmented(CHINESE), None), (segmented(THAI, 4), None), (ENGLISH * 3, None), (RUSSIAN * 3, None),
+    (CHINESE[:1], None),  # under MIN_LETTERS: too few letters to say anything
+])
+def test_unsegmented_references(tmp_path: Path, references: list[str], scripts: set[str] | None) -> None:
+    found = unsegmented(load_texts(load(experiment(tmp_path, references, None, "BLEU", references[::-1]))))
+    assert (found and found.scripts) == (scripts and frozenset(scripts))
+    if found is not None:
+        assert found.share == 1.0 and found.run >= MIN_RUN
+
+
+@pytest.mark.parametrize(("references", "metrics", "warned"), [
+    (CHINESE, "BLEU-4; NIST-5; sacreBLEU; -TER; WER; MER; GTM-1; METEOR-ex; ROUGE-L; chrF++",
+     "BLEU-4, NIST-5, sacreBLEU, -TER, WER, MER and 4 more"),
+    (CHINESE, "sacreBLEU(tok=zh); sacreBLEU(tok=ja-mecab); sacreBLEU(tok=char); TER(normalized=yes,asian_support=yes); "
+     "chrF; CER; DP-HWCM_w-4; rouge1", None),  # rouge1: its ASCII tokenizer has a warning of its own
+    (JAPANESE, "sacreBLEU(tok=zh); TER(normalized=yes,asian_support=yes); sacreBLEU(tok=ja-mecab); chrF",
+     "sacreBLEU(tok=zh), TER(normalized=yes,asian_support=yes)"),  # zh's tokenizer and tercom's leave kana runs whole
+    (THAI, "sacreBLEU(tok=zh); sacreBLEU(tok=char); CER", "sacreBLEU(tok=zh)"),
+    (segmented(CHINESE), "BLEU-4; -TER", None),
+])
+def test_word_metrics_are_warned_about_unsegmented_references(tmp_path: Path, references: list[str], metrics: str,
+                                                              warned: str | None) -> None:
+    """A warning names the variants that take a whole phrase for a word; none for character metrics, a
+    tokenizer that segments the scripts found, parsers (their own tokenizer) or segmented text."""
+    texts = load_texts(load(experiment(tmp_path, references, None, "BLEU", references[::-1])))
+    variants = [(registry.create(registry.family_of(name)), name) for name in (m.strip() for m in metrics.split(";"))]
+    lines = unspaced_script_warnings(variants, texts, warned=["rouge-score"])
+    assert [line.split(": ", 1)[0] for line in lines] == ([warned] if warned else [])
+
+
+def test_iqsetup_warns_about_unsegmented_chinese(tmp_path: Path) -> None:
+    """The installed command: one warning line for the word metrics, the scores computed; none for
+    the same references segmented."""
+    raw = run("iqsetup", "-q", str(experiment(tmp_path / "raw", CHINESE, "zh", "BLEU, chrF, -TER", CHINESE[::-1])))
+    assert raw.returncode == 0, raw.stderr
+    assert raw.stderr == ("iqsetup: warning: BLEU, -TER: 100% of the references' letters are Han (CJK), written "
+                          "without spaces between words (29 letters a whitespace token on average), which these "
+                          "metrics' tokenizers do not split into words: a word is then a whole phrase and their "
+                          "scores say little; use sacreBLEU(tok=zh), TER(normalized=yes,asian_support=yes), chrF, "
+                          "or texts segmented into words (docs/languages.md)\n")
+    words = run("iqsetup", "-q", str(experiment(tmp_path / "words", segmented(CHINESE), "zh", "BLEU, chrF, -TER",
+                                                segmented(CHINESE[::-1]))))
+    assert words.returncode == 0 and words.stderr == ""

@@ -27,6 +27,11 @@ if TYPE_CHECKING:
     from mteval.api import Campaign, Score
 
 DEFAULT_METRICS = "BLEU,chrF,TER"  # sacreBLEU's three
+# A target language written without spaces between words: as sacrebleu -l en-zh / en-ja picks its zh /
+# ja-mecab tokenizer for BLEU, so does mteval score, and TER with tercom's Asian support (each Han
+# character a word), where BLEU and TER would take a whole phrase for a word (mteval.setup.scripts).
+LANGUAGE_METRICS = {"zh": "sacreBLEU(tok=zh),chrF,TER(normalized=yes,asian_support=yes)",
+                    "ja": "sacreBLEU(tok=ja-mecab),chrF,TER(normalized=yes,asian_support=yes)"}
 STDIN = "<stdin>"  # what messages and the output call a system read from standard input
 
 
@@ -38,9 +43,10 @@ def add_parser(commands: Any) -> None:
                         help="a reference file, one segment a line; repeat for more references (-r A -r B)")
     parser.add_argument("-i", "--input", dest="inputs", nargs="+", metavar="FILE",
                         help="system output file(s), one segment a line; '-' or none: standard input (one system)")
-    parser.add_argument("-m", "--metrics", default=DEFAULT_METRICS,
-                        help=f"comma-separated metric names (default {DEFAULT_METRICS}; a family name: all its "
-                        "variants; 'mteval metrics' lists them)")
+    parser.add_argument("-m", "--metrics",
+                        help=f"comma-separated metric names (default {DEFAULT_METRICS}; with -l zh or ja, BLEU with "
+                        "sacreBLEU's tokenizer for the language and TER with Asian support, as "
+                        f"{LANGUAGE_METRICS['zh']}; a family name: all its variants; 'mteval metrics' lists them)")
     parser.add_argument("-f", "--format", choices=("text", "tsv", "json"), default="text",
                         help="text (default): a line per system and metric, then the signatures; tsv, json: "
                         "iqeval's records with the signature")
@@ -49,7 +55,8 @@ def add_parser(commands: Any) -> None:
                         help="cs: case-sensitive, ci: case-insensitive for every metric (default: each metric's "
                         "reference default: cs, TER ci)")
     parser.add_argument("-l", "--language", default="en",
-                        help="language of the texts, for the syntactic metrics' parser (default en)")
+                        help="language of the texts, for the syntactic metrics' parser and the default metrics "
+                        "(default en)")
     parser.add_argument("--cache", metavar="DIR",
                         help="keep the score files (and parses) in DIR, as iqsetup's cache; a file still current is "
                         "reused (default: a temporary folder)")
@@ -57,6 +64,22 @@ def add_parser(commands: Any) -> None:
                         help="text output: then jiwer's alignment (visualize_alignment) of each system with each "
                         "reference, of words (default) or characters")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars (shown only on a terminal)")
+
+
+def default_metrics(language: str) -> str:
+    """The metrics of ``mteval score`` without ``-m``: :data:`DEFAULT_METRICS`, or the language's
+    (:data:`LANGUAGE_METRICS`); ja's needs MeCab, or one line saying so."""
+    from importlib.util import find_spec
+
+    from mteval.errors import ConfigError
+    from mteval.metrics.stemmers import base_language
+
+    chosen = LANGUAGE_METRICS.get(base_language(language), DEFAULT_METRICS)
+    if "ja-mecab" in chosen and (find_spec("MeCab") is None or find_spec("ipadic") is None):
+        raise ConfigError(f"-l {language}: the default metrics score BLEU with sacreBLEU's ja-mecab tokenizer (as "
+                          "sacrebleu -l en-ja), which needs MeCab: pip install 'mteval[ja]', or choose the metrics "
+                          "with -m (chrF needs nothing)")
+    return chosen
 
 
 def run(args: argparse.Namespace) -> int:
@@ -70,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--align prints text; it cannot be combined with -f {args.format}")
     systems = _systems(args.inputs)
     references = [Path(ref) for ref in args.refs]
-    with api.scored(systems, references, args.metrics, case=args.case, language=args.language,
+    metrics = args.metrics or default_metrics(args.language)
+    with api.scored(systems, references, metrics, case=args.case, language=args.language,
                     cache=args.cache, jobs=None) as campaign:
         scores = {s: {m: campaign.score(m, s) for m in campaign.metrics} for s in campaign.systems}
         if args.format == "text":

@@ -129,6 +129,14 @@ class MetricFamily(ABC):
         own tokens, which must need a separator each too (at most ``(len(text) + 1) // 2``)."""
         return len(text.split())
 
+    def segmented_scripts(self, variant: str) -> frozenset[str] | None:
+        """The scripts written without spaces between words (``mteval.setup.scripts.UNSPACED``: Han,
+        kana, Thai...) whose words ``variant``'s tokenizer finds by itself; None when the variant reads
+        no words between spaces at all (character n-grams; a parser's own tokenizer). The default, none
+        of them: a word is what lies between spaces (and, for some tokenizers, ASCII punctuation), so in
+        such a text a "word" is a whole phrase (iqsetup warns: ``unspaced_script_warnings``)."""
+        return None if self.needs_annotation else frozenset()
+
     def info(self, variant: str) -> MetricInfo:
         """Direction and range of a variant (override for error metrics or unbounded ones)."""
         return MetricInfo(variant, self.family)

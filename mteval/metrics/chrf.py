@@ -346,6 +346,10 @@ class ChrF(StatsFamily):
         return MetricInfo(variant, self.family, higher_is_better=True, lower_bound=0.0,
                           upper_bound=100.0, description="character n-gram F-score (sacreBLEU scale 0-100)")
 
+    def segmented_scripts(self, variant: str) -> frozenset[str] | None:
+        """chrF reads characters only (any script); chrF++'s word 1-2-grams are sacreBLEU's, between spaces."""
+        return None if self.settings(variant)[0] == "chrF" else frozenset()
+
     def signature(self, variant: str) -> str:
         """The common signature; a parametric name's adds every parameter's value."""
         base, values = self.settings(variant)

@@ -140,3 +140,7 @@ class CharacterErrorRate(_JiwerFamily):
     family = "CER"
     variants = ("CER",)
     chars = True
+
+    def segmented_scripts(self, variant: str) -> frozenset[str] | None:
+        """Characters, in any script: no words to find."""
+        return None

@@ -26,6 +26,11 @@ from mteval.errors import ConfigError
 from mteval.metrics.tokenize import regexp_13a, regexp_13a_many
 
 BLEU_TOKENIZERS = ("13a", "none", "intl", "char", "zh", "ja-mecab", "ko-mecab")
+# Scripts written without spaces between words (first words of their letters' Unicode names) whose words
+# a tokenizer finds: zh spaces Han characters (its ranges hold no kana), ja-mecab segments Japanese,
+# char makes every character a token (None: words never matter); the others split at spaces.
+SEGMENTED_SCRIPTS: dict[str, frozenset[str] | None] = {
+    "zh": frozenset({"CJK"}), "ja-mecab": frozenset({"CJK", "HIRAGANA", "KATAKANA"}), "char": None}
 _CACHE = 1 << 16
 
 # tokenizer_zh.py's _UCODE_RANGES as the single characters its string comparisons accept. Two of its

@@ -39,7 +39,7 @@ from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import MetricInfo, ScoreSet, Side, StatsFamily, scores_from_stats_matrix
 from mteval.metrics.parameters import Parameter
 from mteval.metrics.registry import register
-from mteval.metrics.sacre_tokenizers import BLEU_TOKENIZERS, bleu_tokenizer_signature, bleu_tokens
+from mteval.metrics.sacre_tokenizers import BLEU_TOKENIZERS, SEGMENTED_SCRIPTS, bleu_tokenizer_signature, bleu_tokens
 from mteval.metrics.segment_cache import SegmentCache
 
 SACREBLEU_VERSION = "2.6.0"
@@ -235,6 +235,10 @@ class SacreBleu(StatsFamily):
             raise ConfigError(f"metric {quote(variant)}: smooth_value is used by smooth=floor or add-k only")
         return Settings(values["tok"], values["lc"] == "yes" or not self.case_sensitive, int(values["order"]),
                         values["smooth"], None if math.isnan(value) else value, values["eff"] == "yes")
+
+    def segmented_scripts(self, variant: str) -> frozenset[str] | None:
+        """Those its ``tok`` finds words in (:data:`SEGMENTED_SCRIPTS`: zh Han, ja-mecab Japanese, char any)."""
+        return SEGMENTED_SCRIPTS.get(self.settings(variant)[1]["tok"], frozenset())
 
     def signature(self, variant: str) -> str:
         """sacreBLEU's signature of the variant's settings (without ``nrefs``, which ``mteval score``

@@ -465,6 +465,12 @@ class TER(StatsFamily):
         return Settings(values["normalized"] == "yes", values["no_punct"] == "yes", values["asian_support"] == "yes",
                         values["case_sensitive"] == "yes" or self.case_sensitive)
 
+    def segmented_scripts(self, variant: str) -> frozenset[str] | None:
+        """Han characters are words with ``normalized`` and ``asian_support`` (tercom's kana patterns
+        match only a run that starts the line: Japanese is not segmented)."""
+        settings = self.settings_of(variant)
+        return frozenset({"CJK"}) if settings.normalized and settings.asian_support else frozenset()
+
     def info(self, variant: str) -> MetricInfo:
         """``TER`` is an error rate >= 0 (0-100 scale, unbounded above); ``-TER`` its negation."""
         if self.settings(variant)[0] == "TER":

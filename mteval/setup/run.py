@@ -44,7 +44,12 @@ from mteval.setup import hybrid
 from mteval.setup.annotation import AnnotationProvider
 from mteval.setup.expected import Expected
 from mteval.setup.limits import check_segment_lengths
-from mteval.setup.scripts import ascii_tokenizer_warnings, check_reference_scripts, english_only_warnings
+from mteval.setup.scripts import (
+    ascii_tokenizer_warnings,
+    check_reference_scripts,
+    english_only_warnings,
+    unspaced_script_warnings,
+)
 from mteval.store.cache import ScoreCache, refset_name
 from mteval.store.lock import exclusive
 
@@ -311,13 +316,26 @@ def _run_setup(run: SetupRun, jack: bool, targets: tuple[str, ...] | None, jobs:
     check_segment_lengths([plan.family for plan in planned], run.texts)  # a segment too long for one: refused
     if any(plan.family.needs_annotation for plan in planned):
         run.annotations.check()  # references in the language's script, before any file is written
-    computed = [plan.family.family for plan in planned]
-    warnings = ascii_tokenizer_warnings(computed, run.texts, experiment.language)
-    for warning in warnings + english_only_warnings(computed, experiment.language):
-        LOG.warning(warning)
+    _warn_about_texts(planned, run.texts, experiment.language)
     run.refuse_others()
     _compute(run, chunked(planned, 2 if run.cluster else jobs), jobs)
     return run.report
+
+
+def _warn_about_texts(planned: list[Planned], texts: LoadedTexts, language: str) -> None:
+    """One log line for each family that will make little of these texts (:mod:`mteval.setup.scripts`):
+    an ASCII tokenizer on other letters, words between spaces in unsegmented Chinese or Thai,
+    METEOR's English resources."""
+    computed = [plan.family.family for plan in planned]
+    ascii_lines = ascii_tokenizer_warnings(computed, texts, language)
+    variants: dict[str, tuple[MetricFamily, str]] = {}  # canonical name -> family, the name as asked
+    for plan in planned:
+        for name in (name for _, names in plan.todo for name in names):
+            variants.setdefault(registry.canonical(name), (plan.family, name))
+    warned = {line.split(":", 1)[0] for line in ascii_lines}
+    unspaced = unspaced_script_warnings(variants.values(), texts, warned)
+    for warning in ascii_lines + unspaced + english_only_warnings(computed, language):
+        LOG.warning(warning)
 
 
 def _write_learned(run: SetupRun, models: list[LearnedModel], report: SetupReport) -> None:

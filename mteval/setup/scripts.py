@@ -1,7 +1,9 @@
 """Refuse references written in another script than the experiment's ``language:`` before parsing them
 (issue 36, bad input): a Russian test set left at the default ``language: en`` would be parsed by the
 English model, and every linguistic score would be a number about garbage trees, silently. And warn
-when ROUGE's ASCII tokenizer would split or drop most of the references' letters.
+when ROUGE's ASCII tokenizer would split or drop most of the references' letters, and when a
+word-based metric meets references in a script written without spaces between words (Chinese,
+Japanese, Thai...) that nobody segmented: its "words" are then whole phrases (:func:`unsegmented`).
 
 Only the references are checked (they define the language; a system may leave a segment
 untranslated, which its scores should show, not the run refuse), and only when iqsetup is about to
@@ -17,11 +19,13 @@ from __future__ import annotations
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import lru_cache
 
 from mteval.errors import InputError
 from mteval.experiment.texts import LoadedTexts
 from mteval.io.corpus import Text
+from mteval.metrics.base import MetricFamily
 from mteval.metrics.stemmers import base_language, stemmer_description
 from mteval.setup.limits import line_of
 
@@ -73,9 +77,9 @@ def _wrong_script(text: Text, language: str, wanted: str, counts: Counter[str]) 
     share = 100 * number / sum(counts.values())
     index = next((i for i, segment in enumerate(text.segments)
                   if (seen := letter_scripts([segment])) and seen[wanted] < MIN_SHARE * sum(seen.values())), 0)
-    return InputError(f"reference {text.name}: {share:.0f}% of its letters are {found.title()}, but the experiment's "
-                      f"language is {language} ({wanted.title()} script) and its parser would read them: set "
-                      "language: to the references' language", text.where, line_of(text, index))
+    return InputError(f"reference {text.name}: {share:.0f}% of its letters are {script_name(found)}, but the "
+                      f"experiment's language is {language} ({script_name(wanted)} script) and its parser would "
+                      "read them: set language: to the references' language", text.where, line_of(text, index))
 
 
 ASCII_TOKENIZERS = ("ROUGE", "rouge-score")  # ROUGE-1.5.5 and rouge-score keep only [a-z0-9] runs
@@ -99,7 +103,7 @@ def ascii_tokenizer_warnings(families: Iterable[str], texts: LoadedTexts, langua
     outside = total - counts["ascii"]
     if not total or outside <= MAX_DROPPED * total:
         return []
-    scripts = ", ".join(name.title() for name, _ in (counts - Counter(ascii=counts["ascii"])).most_common(2))
+    scripts = ", ".join(script_name(name) for name, _ in (counts - Counter(ascii=counts["ascii"])).most_common(2))
     return [f"{name}: {100 * outside / total:.0f}% of the references' letters are outside a-z ({scripts}); its "
             "tokenizer, as the reference tool's, keeps only a-z and 0-9, splitting or dropping those words, so "
             f"{name} scores what is left (docs/languages.md)" for name in chosen]
@@ -118,3 +122,82 @@ def english_only_warnings(families: Iterable[str], language: str) -> list[str]:
     return [f"METEOR: for language {language} it {stems}; its synonym and paraphrase stages match nothing and no "
             f"word counts as a function word (METEOR 1.5's are English), its parameters are English's: its "
             f"scores are not METEOR 1.5's -l {language} ones (docs/languages.md)"]
+
+
+# Scripts written without spaces between words (first words of their letters' Unicode names).
+UNSPACED = frozenset({"CJK", "HIRAGANA", "KATAKANA", "THAI", "LAO", "KHMER", "MYANMAR", "TIBETAN"})
+# Letters of those scripts in one whitespace token, averaged over the letters (a letter in a token of 40
+# weighs as much as one in a token of 2). WMT21 zh-en's Chinese source: 55.8; the same text cut at
+# random into words of 1-4 characters: 2.5; segmented Thai or Japanese words are shorter than 8.
+MIN_RUN = 8.0
+MIN_SCRIPT_SHARE = 0.02  # of those letters, for a script to be named (and to need a segmenter)
+
+
+@dataclass(frozen=True)
+class Unsegmented:
+    """What :func:`unsegmented` found in the references."""
+
+    scripts: frozenset[str]  # the unspaced scripts with at least MIN_SCRIPT_SHARE of their letters
+    share: float  # of every letter of the references, the unspaced scripts' share
+    run: float  # MIN_RUN's average: letters of those scripts a whitespace token
+
+
+def unsegmented(texts: LoadedTexts) -> Unsegmented | None:
+    """The references' unspaced scripts when they are written as such, without spaces between words:
+    at least :data:`MIN_LETTERS` of their letters, :data:`MIN_SHARE` of all, in :data:`UNSPACED`
+    scripts, sitting in whitespace tokens of :data:`MIN_RUN` of them on average; else None."""
+    counts: Counter[str] = Counter()
+    letters = squares = 0
+    for text in texts.references.values():
+        for segment in text.segments:
+            if segment.isascii():
+                letters += sum(char.isalpha() for char in segment)
+                continue
+            for token in segment.split():
+                scripts = [script_of(char) for char in token if char.isalpha()]
+                unspaced = [name for name in scripts if name in UNSPACED]
+                letters += len(scripts)
+                squares += len(unspaced) ** 2
+                counts.update(unspaced)
+    total = sum(counts.values())
+    if total < max(MIN_LETTERS, MIN_SHARE * letters) or squares < MIN_RUN * total:
+        return None
+    named = frozenset(name for name, n in counts.items() if n >= MIN_SCRIPT_SHARE * total)
+    return Unsegmented(named, total / letters, squares / total)
+
+
+def unspaced_script_warnings(variants: Iterable[tuple[MetricFamily, str]], texts: LoadedTexts,
+                             warned: Iterable[str] = ()) -> list[str]:
+    """One warning naming the variants whose words are what lies between spaces, when
+    :func:`unsegmented` finds the references unsegmented (``MetricFamily.segmented_scripts``: a
+    tokenizer that finds the words of every script found is fine); ``warned``: families already
+    warned about their tokenizer."""
+    skip = set(warned)
+    words = [(variant, handled) for family, variant in variants if family.family not in skip
+             and (handled := family.segmented_scripts(variant)) is not None]
+    found = unsegmented(texts) if words else None
+    if found is None:
+        return []
+    chosen = list(dict.fromkeys(variant for variant, handled in words if not found.scripts <= handled))
+    return [_unspaced_line(chosen, found)] if chosen else []
+
+
+def script_name(script: str) -> str:
+    """A script's name in a message: ``Cyrillic``, ``Han (CJK)``."""
+    return "Han (CJK)" if script == "CJK" else script.title()
+
+
+def _unspaced_line(variants: list[str], found: Unsegmented, shown: int = 6) -> str:
+    """The warning: which variants, what was found, why it matters, what to use instead."""
+    listed = ", ".join(variants[:shown]) + (f" and {len(variants) - shown} more" if len(variants) > shown else "")
+    scripts = " and ".join(script_name(name) for name in sorted(found.scripts))
+    if found.scripts <= {"CJK"}:
+        instead = "sacreBLEU(tok=zh), TER(normalized=yes,asian_support=yes), chrF"
+    elif found.scripts <= {"CJK", "HIRAGANA", "KATAKANA"}:
+        instead = "sacreBLEU(tok=ja-mecab) (pip install 'mteval[ja]'), chrF"
+    else:
+        instead = "chrF, CER"
+    return (f"{listed}: {100 * found.share:.0f}% of the references' letters are {scripts}, written without spaces "
+            f"between words ({found.run:.0f} letters a whitespace token on average), which these metrics' "
+            f"tokenizers do not split into words: a word is then a whole phrase and their scores say little; use "
+            f"{instead}, or texts segmented into words (docs/languages.md)")
