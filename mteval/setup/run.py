@@ -50,6 +50,7 @@ from mteval.setup.scripts import (
     english_only_warnings,
     unspaced_script_warnings,
 )
+from mteval.setup.tokenized import tokenization_warnings
 from mteval.store.cache import ScoreCache, refset_name
 from mteval.store.lock import exclusive
 
@@ -325,8 +326,10 @@ def _run_setup(run: SetupRun, jack: bool, targets: tuple[str, ...] | None, jobs:
 def _warn_about_texts(planned: list[Planned], texts: LoadedTexts, language: str) -> None:
     """One log line for each family that will make little of these texts (:mod:`mteval.setup.scripts`):
     an ASCII tokenizer on other letters, words between spaces in unsegmented Chinese or Thai,
-    METEOR's English resources."""
+    METEOR's English resources; and for each system tokenized otherwise than the references
+    (:mod:`mteval.setup.tokenized`)."""
     computed = [plan.family.family for plan in planned]
+    targets = dict.fromkeys(pair.target for plan in planned for pair, _ in plan.todo if pair.target in texts.systems)
     ascii_lines = ascii_tokenizer_warnings(computed, texts, language)
     variants: dict[str, tuple[MetricFamily, str]] = {}  # canonical name -> family, the name as asked
     for plan in planned:
@@ -334,7 +337,8 @@ def _warn_about_texts(planned: list[Planned], texts: LoadedTexts, language: str)
             variants.setdefault(registry.canonical(name), (plan.family, name))
     warned = {line.split(":", 1)[0] for line in ascii_lines}
     unspaced = unspaced_script_warnings(variants.values(), texts, warned)
-    for warning in ascii_lines + unspaced + english_only_warnings(computed, language):
+    tokenization = tokenization_warnings([texts.systems[name] for name in targets], texts.references.values())
+    for warning in ascii_lines + unspaced + english_only_warnings(computed, language) + tokenization:
         LOG.warning(warning)
 
 

@@ -1,0 +1,105 @@
+"""Warn when a system's output looks tokenized and the references do not (or the reverse).
+
+Scoring Moses-tokenized output (``word .``, ``don 't``, ``&apos;``) against detokenized references
+lowers every word- and character-based score, silently: the metrics tokenize both sides alike only
+where their own tokenizer undoes the difference. sacreBLEU warns when 100 of a system's lines end in a
+tokenized period ("It looks like you forgot to detokenize your test data"); mteval compares shares
+instead, so that a short test set is checked too and a test set whose references are tokenized as
+well (old IWSLT, pre-tokenized corpora) is not warned about:
+
+- a text *looks tokenized* when at least :data:`TOKENIZED` of its lines that end in a period end in
+  ``" ."``, and *detokenized* when at most :data:`DETOKENIZED` do (French spaces ``?`` ``!`` ``:``,
+  never ``.``), each counted over :data:`MIN_ENDINGS` such lines or more;
+- a system *holds escapes* when :data:`ESCAPED` of its lines or more hold an HTML/XML escape
+  (``&#39;`` ``&quot;`` ``&apos;`` ``&amp;``...: a web API's output, Moses's tokenizer) and no
+  reference line does. mteval-v13a's tokenizer (and sacreBLEU's 13a) decodes ``&quot; &amp; &lt;
+  &gt;`` only; the other metrics none. Real cases: WMT12's online-B in en-fr (2,067 of 3,003 lines,
+  ``l&#39;amendement``), en-es and en-cs, WMT24's ONLINE-B en-cs (169 of 998).
+
+One line per system (the first :data:`SHOWN` named, then how many more); the scores are computed as
+asked. (Added 2026-11-28; neither check changes a number.)
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from mteval.io.corpus import Text
+
+TOKENIZED = 0.5
+DETOKENIZED = 0.1
+MIN_ENDINGS = 10
+ESCAPED = 0.01
+SHOWN = 5
+_ESCAPE = re.compile(r"&(?:apos|quot|amp|lt|gt|#\d{1,4});")
+
+
+@dataclass(frozen=True)
+class Look:
+    """What a text's lines show of its tokenization."""
+
+    endings: int  # lines that end in a period
+    spaced: int  # of those, lines that end in " ."
+    escaped: int  # lines holding an XML escape
+    lines: int
+
+    @classmethod
+    def of(cls, segments: Iterable[str]) -> Look:
+        """Count a text's lines."""
+        endings = spaced = escaped = lines = 0
+        for segment in segments:
+            line = segment.rstrip()
+            lines += 1
+            if line.endswith("."):
+                endings += 1
+                spaced += line.endswith(" .")
+            escaped += "&" in line and _ESCAPE.search(line) is not None
+        return cls(endings, spaced, escaped, lines)
+
+    def __add__(self, other: Look) -> Look:
+        return Look(self.endings + other.endings, self.spaced + other.spaced, self.escaped + other.escaped,
+                    self.lines + other.lines)
+
+    def tokenized(self) -> bool | None:
+        """True: looks tokenized; False: detokenized; None: cannot tell (few period-final lines, or between)."""
+        if self.endings < MIN_ENDINGS:
+            return None
+        share = self.spaced / self.endings
+        return True if share >= TOKENIZED else False if share <= DETOKENIZED else None
+
+
+def tokenization_warnings(systems: Sequence[Text], references: Iterable[Text]) -> list[str]:
+    """The warnings about ``systems`` whose tokenization differs from the references' (module docstring)."""
+    refs = sum((Look.of(text.segments) for text in references), Look(0, 0, 0, 0))
+    problems = [(text, problem) for text in systems if (problem := _problem(text, refs))]
+    lines = [f"system {text.name} ({text.where}): {problem}" for text, problem in problems[:SHOWN]]
+    if len(problems) > SHOWN:
+        lines.append(f"and {len(problems) - SHOWN} more systems whose tokenization differs from the references'")
+    return lines
+
+
+def _problem(text: Text, refs: Look) -> str | None:
+    """Why a system's tokenization differs from the references', in words, or None."""
+    system = Look.of(text.segments)
+    share = f"{100 * system.spaced / max(system.endings, 1):.0f}% of its lines that end in a period end in ' .', " \
+            f"the references' {100 * refs.spaced / max(refs.endings, 1):.0f}%"
+    looks, ref_looks = system.tokenized(), refs.tokenized()
+    if looks is not None and ref_looks is not None and looks != ref_looks:
+        which = "it looks tokenized and they do not" if looks else "they look tokenized and it does not"
+        return (f"{share}: {which}, which lowers its scores (sacreBLEU's 'forgot to detokenize' check); score "
+                "texts tokenized alike (sacremoses detokenizes)")
+    examples = _escapes(text.segments) if system.escaped else []
+    if refs.escaped == 0 and system.escaped >= max(1, ESCAPED * system.lines):
+        return (f"{system.escaped} of its {system.lines} lines hold HTML/XML escapes ({', '.join(examples)}) and no "
+                "reference line does: escaped text (a web API's, Moses's tokenizer's) scores lower; unescape it "
+                "(Python's html.unescape)")
+    return None
+
+
+def _escapes(segments: Iterable[str], shown: int = 3) -> list[str]:
+    """The most frequent escapes of a text."""
+    found = Counter(m.group() for segment in segments if "&" in segment for m in _ESCAPE.finditer(segment))
+    return [escape for escape, _ in found.most_common(shown)]

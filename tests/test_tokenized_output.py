@@ -1,0 +1,95 @@
+"""A system tokenized otherwise than the references, or holding HTML/XML escapes, gets one warning line
+(``mteval.setup.tokenized``): the scores are computed as asked."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from mteval.io.corpus import DocumentIndex, Text
+from mteval.setup.tokenized import SHOWN, Look, tokenization_warnings
+from tests.helpers import ENDE, ende_config, run
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+DETOKENIZED = [f"Sentence number {i} ends here." for i in range(20)]
+TOKENIZED = [f"Sentence number {i} ends here ." for i in range(20)]
+
+
+def text(name: str, lines: list[str]) -> Text:
+    return Text(name, tuple(lines), DocumentIndex.single(len(lines)), f"{name}.txt")
+
+
+def tokenize(line: str) -> str:
+    """A crude Moses-like tokenization: punctuation spaced."""
+    return " ".join(re.sub(r"([.,!?;:\"()])", r" \1 ", line).split())
+
+
+def test_look_counts_lines() -> None:
+    look = Look.of(["A b .", "A b.", "No period", "l&#39;homme .", "x &amp y"])
+    assert look == Look(endings=3, spaced=2, escaped=1, lines=5)
+    assert Look.of(TOKENIZED).tokenized() is True and Look.of(DETOKENIZED).tokenized() is False
+    assert Look.of(TOKENIZED[:9]).tokenized() is None  # too few lines ending in a period to tell
+    assert Look.of(TOKENIZED[:4] + DETOKENIZED[:8]).tokenized() is None  # between the two
+
+
+@pytest.mark.parametrize(("system", "references", "warned"), [
+    (TOKENIZED, DETOKENIZED, "it looks tokenized and they do not"),
+    (DETOKENIZED, TOKENIZED, "they look tokenized and it does not"),
+    (TOKENIZED, TOKENIZED, None),  # tokenized alike: nothing to say
+    (DETOKENIZED, DETOKENIZED, None),
+    (TOKENIZED[:5] + DETOKENIZED[5:], DETOKENIZED, None),  # a few lines ending in " ." happen
+    ([line.replace("number", "n&#39;umber") for line in DETOKENIZED], DETOKENIZED, "hold HTML/XML escapes (&#39;)"),
+    ([line.replace("number", "&quot;n&quot;") for line in DETOKENIZED], [DETOKENIZED[0] + " &amp;"] + DETOKENIZED[1:],
+     None),  # the references hold escapes too
+])
+def test_a_system_tokenized_otherwise(system: list[str], references: list[str], warned: str | None) -> None:
+    lines = tokenization_warnings([text("S", system)], [text("A", references)])
+    if warned is None:
+        assert lines == []
+    else:
+        assert len(lines) == 1 and lines[0].startswith("system S (S.txt): ") and warned in lines[0]
+
+
+def test_many_systems_are_summed_up() -> None:
+    systems = [text(f"S{i}", TOKENIZED) for i in range(SHOWN + 2)] + [text("fine", DETOKENIZED)]
+    lines = tokenization_warnings(systems, [text("A", DETOKENIZED)])
+    assert [line.split(" (")[0] for line in lines[:SHOWN]] == [f"system S{i}" for i in range(SHOWN)]
+    assert lines[SHOWN:] == ["and 2 more systems whose tokenization differs from the references'"]
+
+
+def test_iqsetup_warns_about_a_tokenized_system(tmp_path: Path) -> None:
+    """The installed command: one warning line naming the tokenized system and its file; the scores
+    are computed; a second run (nothing to compute) says nothing."""
+    tokenized = tmp_path / "UEdin.tok.de"
+    lines = (ENDE / "sys" / "UEdin.de").read_text(encoding="utf-8").splitlines()
+    tokenized.write_text("\n".join(tokenize(line) for line in lines) + "\n", encoding="utf-8")
+    config = ende_config(tmp_path, systems={"UEdin": str(ENDE / "sys" / "UEdin.de"), "T": str(tokenized)},
+                         metrics=["BLEU"], sets={})
+    done = run("iqsetup", "-q", str(config))
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith(f"iqsetup: warning: system T ({tokenized}): 100% of its lines that end in a "
+                                  "period end in ' .', the references' 0%: it looks tokenized and they do not")
+    assert done.stderr.count("\n") == 1
+    assert run("iqsetup", "-q", str(config)).stderr == ""
+
+
+@pytest.mark.skipif(not (SHARED / "wmt12-enxx").is_dir(), reason="needs ../shared/data (WMT12 en-xx, WMT24 en-cs)")
+@pytest.mark.parametrize(("folder", "language", "warned"), [
+    ("wmt12-enxx", "fr", {"onlineB"}), ("wmt12-enxx", "es", {"onlineB"}), ("wmt12-enxx", "cs", {"onlineB"}),
+    ("wmt24-encs", "cs", {"ONLINE-B"}), ("wmt21-ende", "de", set()), ("wmt21-enru", "ru", set()),
+])
+def test_real_campaigns(folder: str, language: str, warned: set[str]) -> None:
+    """On real WMT data the online-B outputs hold HTML escapes (``l&#39;amendement``: WMT12 en-fr
+    BLEU 0.1985, 0.2801 unescaped); no other system is warned about."""
+    def read(path: Path) -> Text:
+        return text(path.name.split(".")[0], path.read_text(encoding="utf-8").splitlines())
+
+    root = SHARED / folder
+    refs = [read(p) for p in sorted((root / "refs").glob(f"*.{language}"))]
+    systems = [read(p) for p in sorted((root / "sys").glob(f"*.{language}"))]
+    assert len(systems) > 5
+    lines = tokenization_warnings(systems, refs)
+    assert {line.split(" ")[1] for line in lines} == warned
+    assert all("hold HTML/XML escapes" in line for line in lines)
