@@ -29,10 +29,11 @@ ENGLISH = ["Rains will continue in the northern regions until the end of the wee
 
 def experiment(tmp_path: Path, references: list[str], language: str | None, metrics: str,
                system: list[str] | None = None) -> Path:
-    """An experiment over one reference and one system (English by default), its cache under ``tmp_path``."""
+    """An experiment over one reference and one system (English by default, not a copy of English references),
+    its cache under ``tmp_path``."""
     tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / "ref.txt").write_text("\n".join(references) + "\n", encoding="utf-8")
-    (tmp_path / "sys.txt").write_text("\n".join(system or ENGLISH) + "\n", encoding="utf-8")
+    (tmp_path / "sys.txt").write_text("\n".join(system or ENGLISH[::-1]) + "\n", encoding="utf-8")
     config = tmp_path / "exp.yaml"
     config.write_text(f"name: t\ncache: {tmp_path / 'cache'}\n" + (f"language: {language}\n" if language else "")
                       + f"references: {{A: ref.txt}}\nsystems: {{S: sys.txt}}\nmetrics: [{metrics}]\n"

@@ -42,15 +42,16 @@ from mteval.metrics.base import NEEDS_STATS, MetricFamily, Side
 from mteval.progress import Bar, bar
 from mteval.setup import hybrid
 from mteval.setup.annotation import AnnotationProvider
+from mteval.setup.copies import copy_warnings
 from mteval.setup.expected import Expected
 from mteval.setup.limits import check_segment_lengths
+from mteval.setup.preparation import preparation_warnings
 from mteval.setup.scripts import (
     ascii_tokenizer_warnings,
     check_reference_scripts,
     english_only_warnings,
     unspaced_script_warnings,
 )
-from mteval.setup.tokenized import tokenization_warnings
 from mteval.store.cache import ScoreCache, refset_name
 from mteval.store.lock import exclusive
 
@@ -317,19 +318,20 @@ def _run_setup(run: SetupRun, jack: bool, targets: tuple[str, ...] | None, jobs:
     check_segment_lengths([plan.family for plan in planned], run.texts)  # a segment too long for one: refused
     if any(plan.family.needs_annotation for plan in planned):
         run.annotations.check()  # references in the language's script, before any file is written
-    _warn_about_texts(planned, run.texts, experiment.language)
+    _warn_about_texts(planned, run.texts, experiment)
     run.refuse_others()
     _compute(run, chunked(planned, 2 if run.cluster else jobs), jobs)
     return run.report
 
 
-def _warn_about_texts(planned: list[Planned], texts: LoadedTexts, language: str) -> None:
+def _warn_about_texts(planned: list[Planned], texts: LoadedTexts, experiment: Experiment) -> None:
     """One log line for each family that will make little of these texts (:mod:`mteval.setup.scripts`):
     an ASCII tokenizer on other letters, words between spaces in unsegmented Chinese or Thai,
-    METEOR's English resources; and for each system tokenized otherwise than the references
-    (:mod:`mteval.setup.tokenized`)."""
-    computed = [plan.family.family for plan in planned]
-    targets = dict.fromkeys(pair.target for plan in planned for pair, _ in plan.todo if pair.target in texts.systems)
+    METEOR's English resources; and for each system prepared otherwise than the references
+    (:mod:`mteval.setup.preparation`: tokenized, escaped, lower-cased) or copying one that it is
+    scored against (:mod:`mteval.setup.copies`)."""
+    language, computed = experiment.language, [plan.family.family for plan in planned]
+    scored = _scored_against(planned, texts)
     ascii_lines = ascii_tokenizer_warnings(computed, texts, language)
     variants: dict[str, tuple[MetricFamily, str]] = {}  # canonical name -> family, the name as asked
     for plan in planned:
@@ -337,9 +339,22 @@ def _warn_about_texts(planned: list[Planned], texts: LoadedTexts, language: str)
             variants.setdefault(registry.canonical(name), (plan.family, name))
     warned = {line.split(":", 1)[0] for line in ascii_lines}
     unspaced = unspaced_script_warnings(variants.values(), texts, warned)
-    tokenization = tokenization_warnings([texts.systems[name] for name in targets], texts.references.values())
-    for warning in ascii_lines + unspaced + english_only_warnings(computed, language) + tokenization:
+    prepared = preparation_warnings([texts.systems[name] for name in scored], texts.references.values(),
+                                    experiment.case_sensitive)
+    copies = copy_warnings((texts.systems[name], [texts.references[r] for r in refs]) for name, refs in scored.items())
+    for warning in ascii_lines + unspaced + english_only_warnings(computed, language) + prepared + copies:
         LOG.warning(warning)
+
+
+def _scored_against(planned: list[Planned], texts: LoadedTexts) -> dict[str, list[str]]:
+    """Each system computed now, with the references (read from files) of the sets it is scored against."""
+    scored: dict[str, dict[str, None]] = {}
+    for plan in planned:
+        for pair, _ in plan.todo:
+            if pair.target in texts.systems:
+                references = scored.setdefault(pair.target, {})
+                references.update(dict.fromkeys(m for m in plan.members if m in texts.references))
+    return {name: list(references) for name, references in scored.items()}
 
 
 def _write_learned(run: SetupRun, models: list[LearnedModel], report: SetupReport) -> None:

@@ -1,5 +1,6 @@
-"""A system tokenized otherwise than the references, or holding HTML/XML escapes, gets one warning line
-(``mteval.setup.tokenized``): the scores are computed as asked."""
+"""A system prepared otherwise than the references (tokenized, holding HTML/XML escapes, lower-cased:
+``mteval.setup.preparation``) or copying a reference it is scored against (``mteval.setup.copies``)
+gets one warning line; the scores are computed as asked."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from mteval.io.corpus import DocumentIndex, Text
-from mteval.setup.tokenized import SHOWN, Look, tokenization_warnings
+from mteval.setup.copies import copy_warnings
+from mteval.setup.preparation import SHOWN, Look, preparation_warnings
 from tests.helpers import ENDE, ende_config, run
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -28,7 +30,7 @@ def tokenize(line: str) -> str:
 
 def test_look_counts_lines() -> None:
     look = Look.of(["A b .", "A b.", "No period", "l&#39;homme .", "x &amp y"])
-    assert look == Look(endings=3, spaced=2, escaped=1, lines=5)
+    assert look == Look(endings=3, spaced=2, escaped=1, lines=5, cased=23, capitals=3)
     assert Look.of(TOKENIZED).tokenized() is True and Look.of(DETOKENIZED).tokenized() is False
     assert Look.of(TOKENIZED[:9]).tokenized() is None  # too few lines ending in a period to tell
     assert Look.of(TOKENIZED[:4] + DETOKENIZED[:8]).tokenized() is None  # between the two
@@ -45,7 +47,7 @@ def test_look_counts_lines() -> None:
      None),  # the references hold escapes too
 ])
 def test_a_system_tokenized_otherwise(system: list[str], references: list[str], warned: str | None) -> None:
-    lines = tokenization_warnings([text("S", system)], [text("A", references)])
+    lines = preparation_warnings([text("S", system)], [text("A", references)])
     if warned is None:
         assert lines == []
     else:
@@ -54,9 +56,9 @@ def test_a_system_tokenized_otherwise(system: list[str], references: list[str], 
 
 def test_many_systems_are_summed_up() -> None:
     systems = [text(f"S{i}", TOKENIZED) for i in range(SHOWN + 2)] + [text("fine", DETOKENIZED)]
-    lines = tokenization_warnings(systems, [text("A", DETOKENIZED)])
+    lines = preparation_warnings(systems, [text("A", DETOKENIZED)])
     assert [line.split(" (")[0] for line in lines[:SHOWN]] == [f"system S{i}" for i in range(SHOWN)]
-    assert lines[SHOWN:] == ["and 2 more systems whose tokenization differs from the references'"]
+    assert lines[SHOWN:] == ["and 2 more systems prepared otherwise than the references"]
 
 
 def test_iqsetup_warns_about_a_tokenized_system(tmp_path: Path) -> None:
@@ -90,6 +92,44 @@ def test_real_campaigns(folder: str, language: str, warned: set[str]) -> None:
     refs = [read(p) for p in sorted((root / "refs").glob(f"*.{language}"))]
     systems = [read(p) for p in sorted((root / "sys").glob(f"*.{language}"))]
     assert len(systems) > 5
-    lines = tokenization_warnings(systems, refs)
+    lines = preparation_warnings(systems, refs)
     assert {line.split(" ")[1] for line in lines} == warned
     assert all("hold HTML/XML escapes" in line for line in lines)
+
+
+ENGLISH = [line.rstrip("\n") for line in (ENDE / "src.en").read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.parametrize(("case", "warned"), [(None, True), (True, True), (False, False)])
+def test_a_lower_cased_system(case: bool | None, warned: bool) -> None:
+    """A lower-cased system against cased references: one line, unless the experiment is case: ci."""
+    lines = preparation_warnings([text("S", [line.lower() for line in ENGLISH])], [text("A", ENGLISH)], case)
+    assert len(lines) == warned
+    if warned:
+        assert "0.0% of its letters are capitals, the references' " in lines[0] and "it looks lower-cased" in lines[0]
+    assert preparation_warnings([text("S", ENGLISH)], [text("A", ENGLISH)], case) == []
+    assert preparation_warnings([text("S", ENGLISH)], [text("A", [line.lower() for line in ENGLISH])], case) == []
+
+
+def test_a_system_copying_a_reference() -> None:
+    references = [text("A", ENGLISH), text("B", [line + " x" for line in ENGLISH])]
+    near = text("H", ENGLISH[:95] + ["other"] * 5)
+    lines = copy_warnings([(text("H", ENGLISH), references), (near, references),
+                           (text("S", ENGLISH[:80] + ["other"] * 20), references),
+                           (text("T", ENGLISH), references[1:])])
+    assert [line.split(": ")[0] for line in lines] == ["system H (H.txt)", "system H (H.txt)"]
+    assert lines[0].split(": ")[1].startswith("100% of its segments equal reference A's") and "95%" in lines[1]
+
+
+def test_iqsetup_warns_about_a_reference_listed_as_a_system(tmp_path: Path) -> None:
+    """The installed command: reference A also listed as the system HumanA, scored against A_C (BLEU 1)."""
+    systems = {"HumanA": str(ENDE / "refs" / "A.de"), "UEdin": str(ENDE / "sys" / "UEdin.de")}
+    config = ende_config(tmp_path, systems=systems,
+                         references={"A": str(ENDE / "refs" / "A.de"), "C": str(ENDE / "refs" / "C.de")},
+                         metrics=["BLEU"], sets={})
+    done = run("iqsetup", "-q", str(config))
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == (f"iqsetup: warning: system HumanA ({ENDE / 'refs' / 'A.de'}): 100% of its segments equal "
+                           "reference A's, which is in a reference set it is scored against: there it scores as a copy "
+                           "of its own reference (BLEU 1); score it against the other references, or list it as a "
+                           "reference only (iqeval -doref scores each reference against the others)\n")

@@ -1,4 +1,4 @@
-"""Warn when a system's output looks tokenized and the references do not (or the reverse).
+"""Warn when a system's output was prepared otherwise than the references: tokenized, escaped, lower-cased.
 
 Scoring Moses-tokenized output (``word .``, ``don 't``, ``&apos;``) against detokenized references
 lowers every word- and character-based score, silently: the metrics tokenize both sides alike only
@@ -16,8 +16,13 @@ well (old IWSLT, pre-tokenized corpora) is not warned about:
   &gt;`` only; the other metrics none. Real cases: WMT12's online-B in en-fr (2,067 of 3,003 lines,
   ``l&#39;amendement``), en-es and en-cs, WMT24's ONLINE-B en-cs (169 of 998).
 
+- a system is *lower-cased* when at most :data:`LOWER_CASED` of the references' share of its cased
+  letters are capitals, the references' share being at least :data:`MIN_CAPITALS` (over
+  :data:`MIN_CASED` cased letters or more): the case-sensitive metrics (BLEU, chrF, METEOR...) count
+  every capital as a miss. Not checked when the experiment's ``case`` is ``ci``.
+
 One line per system (the first :data:`SHOWN` named, then how many more); the scores are computed as
-asked. (Added 2026-11-28; neither check changes a number.)
+asked. (Added 2026-11-28; no check changes a number.)
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 
 from mteval.io.corpus import Text
 
@@ -34,6 +39,9 @@ DETOKENIZED = 0.1
 MIN_ENDINGS = 10
 ESCAPED = 0.01
 SHOWN = 5
+LOWER_CASED = 0.1
+MIN_CAPITALS = 0.01
+MIN_CASED = 200
 _ESCAPE = re.compile(r"&(?:apos|quot|amp|lt|gt|#\d{1,4});")
 
 
@@ -45,11 +53,13 @@ class Look:
     spaced: int  # of those, lines that end in " ."
     escaped: int  # lines holding an XML escape
     lines: int
+    cased: int = 0  # letters with a case
+    capitals: int = 0
 
     @classmethod
     def of(cls, segments: Iterable[str]) -> Look:
         """Count a text's lines."""
-        endings = spaced = escaped = lines = 0
+        endings = spaced = escaped = lines = capitals = lower = 0
         for segment in segments:
             line = segment.rstrip()
             lines += 1
@@ -57,11 +67,18 @@ class Look:
                 endings += 1
                 spaced += line.endswith(" .")
             escaped += "&" in line and _ESCAPE.search(line) is not None
-        return cls(endings, spaced, escaped, lines)
+            capitals += sum(char.isupper() for char in line)
+            lower += sum(char.islower() for char in line)
+        return cls(endings, spaced, escaped, lines, capitals + lower, capitals)
 
     def __add__(self, other: Look) -> Look:
-        return Look(self.endings + other.endings, self.spaced + other.spaced, self.escaped + other.escaped,
-                    self.lines + other.lines)
+        return Look(*(a + b for a, b in zip(astuple(self), astuple(other), strict=True)))
+
+    def lower_cased(self, refs: Look) -> bool:
+        """Whether this text has far fewer capitals than ``refs`` (module docstring)."""
+        if self.cased < MIN_CASED or refs.cased < MIN_CASED or refs.capitals < MIN_CAPITALS * refs.cased:
+            return False
+        return self.capitals / self.cased <= LOWER_CASED * refs.capitals / refs.cased
 
     def tokenized(self) -> bool | None:
         """True: looks tokenized; False: detokenized; None: cannot tell (few period-final lines, or between)."""
@@ -71,17 +88,19 @@ class Look:
         return True if share >= TOKENIZED else False if share <= DETOKENIZED else None
 
 
-def tokenization_warnings(systems: Sequence[Text], references: Iterable[Text]) -> list[str]:
-    """The warnings about ``systems`` whose tokenization differs from the references' (module docstring)."""
+def preparation_warnings(systems: Sequence[Text], references: Iterable[Text], case_sensitive: bool | None = None
+                         ) -> list[str]:
+    """The warnings about ``systems`` prepared otherwise than the references (module docstring);
+    ``case_sensitive``: the experiment's ``case`` (False: ``ci``, case is not checked)."""
     refs = sum((Look.of(text.segments) for text in references), Look(0, 0, 0, 0))
-    problems = [(text, problem) for text in systems if (problem := _problem(text, refs))]
+    problems = [(text, problem) for text in systems if (problem := _problem(text, refs, case_sensitive is not False))]
     lines = [f"system {text.name} ({text.where}): {problem}" for text, problem in problems[:SHOWN]]
     if len(problems) > SHOWN:
-        lines.append(f"and {len(problems) - SHOWN} more systems whose tokenization differs from the references'")
+        lines.append(f"and {len(problems) - SHOWN} more systems prepared otherwise than the references")
     return lines
 
 
-def _problem(text: Text, refs: Look) -> str | None:
+def _problem(text: Text, refs: Look, case: bool) -> str | None:
     """Why a system's tokenization differs from the references', in words, or None."""
     system = Look.of(text.segments)
     share = f"{100 * system.spaced / max(system.endings, 1):.0f}% of its lines that end in a period end in ' .', " \
@@ -96,6 +115,11 @@ def _problem(text: Text, refs: Look) -> str | None:
         return (f"{system.escaped} of its {system.lines} lines hold HTML/XML escapes ({', '.join(examples)}) and no "
                 "reference line does: escaped text (a web API's, Moses's tokenizer's) scores lower; unescape it "
                 "(Python's html.unescape)")
+    if case and system.lower_cased(refs):
+        return (f"{100 * system.capitals / system.cased:.1f}% of its letters are capitals, the references' "
+                f"{100 * refs.capitals / refs.cased:.1f}%: it looks lower-cased, and case-sensitive metrics (BLEU, "
+                "chrF, METEOR...) count each capital as a miss; recase it, or score case-insensitively (case: ci, "
+                "mteval score --case ci)")
     return None
 
 
