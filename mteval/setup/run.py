@@ -52,6 +52,7 @@ from mteval.setup.scripts import (
     english_only_warnings,
     unspaced_script_warnings,
 )
+from mteval.setup.shifted import shift_warnings
 from mteval.store.cache import ScoreCache, refset_name
 from mteval.store.lock import exclusive
 
@@ -328,8 +329,8 @@ def _warn_about_texts(planned: list[Planned], texts: LoadedTexts, experiment: Ex
     """One log line for each family that will make little of these texts (:mod:`mteval.setup.scripts`):
     an ASCII tokenizer on other letters, words between spaces in unsegmented Chinese or Thai,
     METEOR's English resources; and for each system prepared otherwise than the references
-    (:mod:`mteval.setup.preparation`: tokenized, escaped, lower-cased) or copying one that it is
-    scored against (:mod:`mteval.setup.copies`)."""
+    (:mod:`mteval.setup.preparation`: tokenized, escaped, lower-cased), copying one that it is
+    scored against (:mod:`mteval.setup.copies`), or shifted against it (:mod:`mteval.setup.shifted`)."""
     language, computed = experiment.language, [plan.family.family for plan in planned]
     scored = _scored_against(planned, texts)
     ascii_lines = ascii_tokenizer_warnings(computed, texts, language)
@@ -341,8 +342,10 @@ def _warn_about_texts(planned: list[Planned], texts: LoadedTexts, experiment: Ex
     unspaced = unspaced_script_warnings(variants.values(), texts, warned)
     prepared = preparation_warnings([texts.systems[name] for name in scored], texts.references.values(),
                                     experiment.case_sensitive)
-    copies = copy_warnings((texts.systems[name], [texts.references[r] for r in refs]) for name, refs in scored.items())
-    for warning in ascii_lines + unspaced + english_only_warnings(computed, language) + prepared + copies:
+    against = [(texts.systems[name], [texts.references[r] for r in refs]) for name, refs in scored.items()]
+    aligned = shift_warnings(against, list(texts.references.values()))
+    for warning in (ascii_lines + unspaced + english_only_warnings(computed, language) + prepared
+                    + copy_warnings(against) + aligned):
         LOG.warning(warning)
 
 

@@ -1,0 +1,102 @@
+"""Lines shifted against the references (a line lost or added: same number of lines, every score
+there about 0) get one warning line (``mteval.setup.shifted``); the scores are computed as asked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mteval.io.corpus import DocumentIndex, Text
+from mteval.setup.shifted import SHOWN, fits, shift_warnings, shifted_runs
+from tests.helpers import ENDE, ende_config, run
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+SYSTEMS = ("Facebook-AI", "HuaweiTSC", "NVIDIA-NeMo", "Online-W", "UEdin", "eTranslation")
+
+
+def lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def text(name: str, segments: list[str]) -> Text:
+    return Text(name, tuple(segments), DocumentIndex.single(len(segments)), f"{name}.txt")
+
+
+UEDIN, REF_A = lines(ENDE / "sys" / "UEdin.de"), lines(ENDE / "refs" / "A.de")
+
+
+@pytest.mark.parametrize(("system", "runs"), [
+    (UEDIN[:29] + UEDIN[30:] + [""], [(29, 98, 1)]),  # line 30 lost, a blank one added at the end
+    (UEDIN[:29] + [""] + UEDIN[29:-1], [(30, 99, -1)]),  # a blank line added at 30, the last lost
+    (UEDIN[:29] + UEDIN[30:60] + [""] + UEDIN[60:], [(29, 58, 1)]),  # lost at 30, added at 60
+    (UEDIN, []),
+])
+def test_runs_of_shifted_lines(system: list[str], runs: list[tuple[int, int, int]]) -> None:
+    assert shifted_runs(fits(system, REF_A)) == runs
+
+
+def test_no_bundled_text_is_shifted() -> None:
+    """The bundled sample: no system against any reference, no reference against another."""
+    references = [lines(ENDE / "refs" / f"{name}.de") for name in "ACD"]
+    for name in SYSTEMS:
+        for reference in references:
+            assert shifted_runs(fits(lines(ENDE / "sys" / f"{name}.de"), reference)) == []
+    assert all(shifted_runs(fits(a, b)) == [] for a in references for b in references if a is not b)
+
+
+def test_warnings_name_texts_and_lines() -> None:
+    shifted = text("S", UEDIN[:29] + UEDIN[30:] + [""])
+    found = shift_warnings([(shifted, [text("A", REF_A)]), (text("U", UEDIN), [text("A", REF_A)])], [text("A", REF_A)])
+    assert found == ["system S (S.txt): lines 30-99 are closer to reference A's next line than to their own: a line "
+                     "lost or added there, in the system or the reference, shifts the lines after it, which then "
+                     "score about 0; check both files"]
+    many = shift_warnings([(text(f"S{i}", shifted.segments), [text("A", REF_A)]) for i in range(SHOWN + 1)], [])
+    assert len(many) == SHOWN + 1 and many[-1] == "and 1 more shifted systems"
+    references = [text("A", REF_A), text("B", [""] + REF_A[:-1])]
+    assert [w.split(":")[0] for w in shift_warnings([], references)] == ["reference A (A.txt)"]  # the pair once
+
+
+def test_iqsetup_warns_about_a_shifted_system(tmp_path: Path) -> None:
+    """The installed command: one warning line naming the system, its file and the lines."""
+    shifted = tmp_path / "shifted.de"
+    shifted.write_text("\n".join(UEDIN[:29] + UEDIN[30:] + [""]) + "\n", encoding="utf-8")
+    config = ende_config(tmp_path, systems={"UEdin": str(ENDE / "sys" / "UEdin.de"), "T": str(shifted)},
+                         metrics=["chrF"], sets={})
+    done = run("iqsetup", "-q", str(config))
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith(f"iqsetup: warning: system T ({shifted}): lines 30-99 are closer to reference A's "
+                                  "next line than to their own")
+    assert done.stderr.count("\n") == 1
+
+
+@pytest.mark.skipif(not (SHARED / "wmt21-enru").is_dir(), reason="needs ../shared/data (WMT21 en-ru)")
+def test_wmt21_en_ru_reference_b_is_shifted() -> None:
+    """Real: WMT21 en-ru's reference B is shifted by one line over lines 744-754 against reference A and
+    every system (its line 744 translates source line 745); nothing else there is."""
+    root = SHARED / "wmt21-enru"
+    ref_a, ref_b = lines(root / "refs" / "A.ru"), lines(root / "refs" / "B.ru")
+    assert shifted_runs(fits(ref_a, ref_b)) == [(743, 753, -1)]
+    for path in sorted((root / "sys").glob("*.ru")):
+        assert shifted_runs(fits(lines(path), ref_a)) == []
+        assert shifted_runs(fits(lines(path), ref_b)) and shifted_runs(fits(lines(path), ref_b))[0][2] == -1
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (SHARED / "wmt21-enru").is_dir(), reason="needs ../shared/data (WMT12, WMT21, WMT24)")
+def test_no_other_real_text_is_shifted() -> None:
+    """Every system against every reference of its language, and every pair of references, in ../shared's
+    WMT data: no shifted run but WMT21 en-ru's reference B."""
+    found = set()
+    for folder in ("wmt12-enxx", "wmt21-ende", "wmt21-enru", "wmt21-ruen", "wmt21-zhen", "wmt24-encs"):
+        refs = sorted((SHARED / folder / "refs").iterdir())
+        for path in [*sorted((SHARED / folder / "sys").iterdir()), *refs]:
+            try:
+                segments = lines(path)
+            except UnicodeDecodeError:
+                continue
+            for ref in refs:
+                if ref != path and ref.suffix == path.suffix and len(lines(ref)) == len(segments):
+                    if shifted_runs(fits(segments, lines(ref))):
+                        found.add((folder, ref.name if path.parent.name == "sys" else f"{path.name}~{ref.name}"))
+    assert found == {("wmt21-enru", "B.ru"), ("wmt21-enru", "A.ru~B.ru"), ("wmt21-enru", "B.ru~A.ru")}
