@@ -30,7 +30,7 @@ def tokenize(line: str) -> str:
 
 def test_look_counts_lines() -> None:
     look = Look.of(["A b .", "A b.", "No period", "l&#39;homme .", "x &amp y"])
-    assert look == Look(endings=3, spaced=2, escaped=1, lines=5, cased=23, capitals=3)
+    assert look == Look(endings=3, spaced=2, escaped=1, lines=5, letters=23, capitals=3)
     assert Look.of(TOKENIZED).tokenized() is True and Look.of(DETOKENIZED).tokenized() is False
     assert Look.of(TOKENIZED[:9]).tokenized() is None  # too few lines ending in a period to tell
     assert Look.of(TOKENIZED[:4] + DETOKENIZED[:8]).tokenized() is None  # between the two

@@ -16,10 +16,10 @@ well (old IWSLT, pre-tokenized corpora) is not warned about:
   &gt;`` only; the other metrics none. Real cases: WMT12's online-B in en-fr (2,067 of 3,003 lines,
   ``l&#39;amendement``), en-es and en-cs, WMT24's ONLINE-B en-cs (169 of 998).
 
-- a system is *lower-cased* when at most :data:`LOWER_CASED` of the references' share of its cased
+- a system is *lower-cased* when at most :data:`LOWER_CASED` of the references' share of its
   letters are capitals, the references' share being at least :data:`MIN_CAPITALS` (over
-  :data:`MIN_CASED` cased letters or more): the case-sensitive metrics (BLEU, chrF, METEOR...) count
-  every capital as a miss. Not checked when the experiment's ``case`` is ``ci``.
+  :data:`MIN_LETTERS` letters or more; a script without case has no capitals): the case-sensitive
+  metrics (BLEU, chrF, METEOR...) count every capital as a miss. Not checked when the experiment's ``case`` is ``ci``.
 
 One line per system (the first :data:`SHOWN` named, then how many more); the scores are computed as
 asked. (Added 2026-11-28; no check changes a number.)
@@ -31,6 +31,9 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import astuple, dataclass
+from functools import cache
+
+import numpy as np
 
 from mteval.io.corpus import Text
 
@@ -41,7 +44,7 @@ ESCAPED = 0.01
 SHOWN = 5
 LOWER_CASED = 0.1
 MIN_CAPITALS = 0.01
-MIN_CASED = 200
+MIN_LETTERS = 200
 _ESCAPE = re.compile(r"&(?:apos|quot|amp|lt|gt|#\d{1,4});")
 
 
@@ -53,32 +56,29 @@ class Look:
     spaced: int  # of those, lines that end in " ."
     escaped: int  # lines holding an XML escape
     lines: int
-    cased: int = 0  # letters with a case
+    letters: int = 0
     capitals: int = 0
 
     @classmethod
-    def of(cls, segments: Iterable[str]) -> Look:
+    def of(cls, segments: Sequence[str]) -> Look:
         """Count a text's lines."""
-        endings = spaced = escaped = lines = capitals = lower = 0
+        endings = spaced = escaped = 0
         for segment in segments:
             line = segment.rstrip()
-            lines += 1
             if line.endswith("."):
                 endings += 1
                 spaced += line.endswith(" .")
             escaped += "&" in line and _ESCAPE.search(line) is not None
-            capitals += sum(char.isupper() for char in line)
-            lower += sum(char.islower() for char in line)
-        return cls(endings, spaced, escaped, lines, capitals + lower, capitals)
+        return cls(endings, spaced, escaped, len(segments), *case_counts("\n".join(segments)))
 
     def __add__(self, other: Look) -> Look:
         return Look(*(a + b for a, b in zip(astuple(self), astuple(other), strict=True)))
 
     def lower_cased(self, refs: Look) -> bool:
         """Whether this text has far fewer capitals than ``refs`` (module docstring)."""
-        if self.cased < MIN_CASED or refs.cased < MIN_CASED or refs.capitals < MIN_CAPITALS * refs.cased:
+        if self.letters < MIN_LETTERS or refs.letters < MIN_LETTERS or refs.capitals < MIN_CAPITALS * refs.letters:
             return False
-        return self.capitals / self.cased <= LOWER_CASED * refs.capitals / refs.cased
+        return self.capitals / self.letters <= LOWER_CASED * refs.capitals / refs.letters
 
     def tokenized(self) -> bool | None:
         """True: looks tokenized; False: detokenized; None: cannot tell (few period-final lines, or between)."""
@@ -116,8 +116,8 @@ def _problem(text: Text, refs: Look, case: bool) -> str | None:
                 "reference line does: escaped text (a web API's, Moses's tokenizer's) scores lower; unescape it "
                 "(Python's html.unescape)")
     if case and system.lower_cased(refs):
-        return (f"{100 * system.capitals / system.cased:.1f}% of its letters are capitals, the references' "
-                f"{100 * refs.capitals / refs.cased:.1f}%: it looks lower-cased, and case-sensitive metrics (BLEU, "
+        return (f"{100 * system.capitals / system.letters:.1f}% of its letters are capitals, the references' "
+                f"{100 * refs.capitals / refs.letters:.1f}%: it looks lower-cased, and case-sensitive metrics (BLEU, "
                 "chrF, METEOR...) count each capital as a miss; recase it, or score case-insensitively (case: ci, "
                 "mteval score --case ci)")
     return None
@@ -127,3 +127,22 @@ def _escapes(segments: Iterable[str], shown: int = 3) -> list[str]:
     """The most frequent escapes of a text."""
     found = Counter(m.group() for segment in segments if "&" in segment for m in _ESCAPE.finditer(segment))
     return [escape for escape, _ in found.most_common(shown)]
+
+
+def case_counts(text: str) -> tuple[int, int]:
+    """``(letters, capitals)`` of a text: its letters (``str.isalpha``), and the characters that
+    lower-casing changes; counted on code-point arrays (one by one in the rare text whose length
+    lower-casing changes, as ``İ``)."""
+    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    plane = codes < 0x10000
+    letters = int(_letters_table()[codes[plane]].sum()) + sum(chr(c).isalpha() for c in codes[~plane])
+    lower = text.lower()
+    if len(lower) != len(text):
+        return letters, sum(char.lower() != char for char in text)
+    return letters, int(np.count_nonzero(codes != np.frombuffer(lower.encode("utf-32-le"), dtype=np.uint32)))
+
+
+@cache
+def _letters_table() -> np.ndarray:
+    """Whether each code point of the Basic Multilingual Plane is a letter."""
+    return np.array([chr(c).isalpha() for c in range(0x10000)], dtype=bool)

@@ -48,7 +48,11 @@ def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
 
 def fits(system: Sequence[str], reference: Sequence[str]) -> np.ndarray:
     """Rows: offsets -1, 0, +1; columns: each system line's overlap with the reference line that far away."""
-    hyp, ref = [features(line) for line in system], [features(line) for line in reference]
+    return overlaps([features(line) for line in system], [features(line) for line in reference])
+
+
+def overlaps(hyp: Sequence[frozenset[str]], ref: Sequence[frozenset[str]]) -> np.ndarray:
+    """:func:`fits` of the lines' :func:`features`."""
     n = len(hyp)
     table = np.zeros((3, n))
     for row, offset in enumerate((-1, 0, 1)):
@@ -85,20 +89,28 @@ def _where(runs: list[tuple[int, int, int]], other: str) -> str:
 def shift_warnings(scored: Sequence[tuple[Text, Sequence[Text]]], references: Sequence[Text]) -> list[str]:
     """One line for each reference shifted against the first other one, and for each system shifted
     against the first reference it is scored against (the first :data:`SHOWN`, then how many more)."""
+    known: dict[int, list[frozenset[str]]] = {}  # each text's features, computed once
+
+    def fit(a: Text, b: Text) -> np.ndarray:
+        for t in (a, b):
+            if id(t) not in known:
+                known[id(t)] = [features(line) for line in t.segments]
+        return overlaps(known[id(a)], known[id(b)])
+
     lines, checked = [], set()
     for reference in references:
         other = next((r for r in references if r.name != reference.name), None)
         if other is None or (other.name, reference.name) in checked:
             continue
         checked.add((reference.name, other.name))
-        runs = shifted_runs(fits(reference.segments, other.segments))
+        runs = shifted_runs(fit(reference, other))
         if runs:
             lines.append(f"reference {reference.name} ({reference.where}): {_where(runs, f'reference {other.name}')}: "
                          "one of the two is shifted there (a line lost or added), and every score against it there "
                          "is about 0; check the files")
     systems = []
     for system, against in scored:
-        runs = shifted_runs(fits(system.segments, against[0].segments)) if against else []
+        runs = shifted_runs(fit(system, against[0])) if against else []
         if runs:
             systems.append(f"system {system.name} ({system.where}): {_where(runs, f'reference {against[0].name}')}: "
                            "a line lost or added there, in the system or the reference, shifts the lines after it, "
