@@ -214,3 +214,15 @@ def test_part_of_the_test_set_follows_the_same_weighted_rule(h: list[Sentence], 
             if part:
                 assert fam.subset_score(full[v], np.asarray(part), v, "doc") == pytest.approx(
                     alone[v].documents[doc], abs=1e-12)
+
+
+def test_a_segment_is_scored_with_its_own_tree() -> None:
+    """Two references with the same words and different trees: each segment is scored with its own
+    (the parses were once shared by text, so the second segment's score depended on the first; a
+    hypothesis counterexample of the subset property above)."""
+    ref_x = sentence(["b", "a", "a"], [0, 1, 1], ["x", "x", "x"])
+    ref_y = sentence(["b", "a", "a"], [0, 1, 1], ["x", "x", "y"])
+    hyp = sentence(["b", "a", "a", "a"], [0, 1, 1, 1], ["x"] * 4)
+    both = _run(Sepia(), [hyp, hyp], [[ref_x, ref_y]], variants=["SEPIA-SN1-PRO"])["SEPIA-SN1-PRO"]
+    alone = _run(Sepia(), [hyp], [[ref_y]], variants=["SEPIA-SN1-PRO"])["SEPIA-SN1-PRO"]
+    assert both.segments[1] == alone.segments[0] != both.segments[0]

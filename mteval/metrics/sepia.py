@@ -286,18 +286,21 @@ class Sepia(MetricFamily):
         return MetricInfo(variant, self.family, True, 0.0, 1.0, f"SEPIA {mode.spec} ({kind} mean)")
 
     def _parse(self, side: Side) -> list[Parsed]:
-        """Words and SBs of every segment of a side, once per unique text."""
+        """Words and SBs of every segment of a side, once per parse object (the annotator gives a
+        repeated text its one parse; keyed by the text until 2026-11-28, which gave a segment the
+        SBs of an earlier one with the same words and another tree: a score that depended on the
+        other segments, found by test_sepia's subset property)."""
         if side.sentences is None or len(side.sentences) != len(side.texts):
             raise InputError(f"SEPIA: side {side.name!r} has no parse for every segment "
                              "(the pipeline must annotate it)")
-        cache: dict[str, Parsed] = {}
+        cache: dict[int, Parsed] = {}
         out = []
-        for text, sentence in zip(side.texts, side.sentences, strict=True):
-            if text not in cache:
+        for sentence in side.sentences:
+            if id(sentence) not in cache:
                 forms = tuple(w.form if self.case_sensitive else w.form.lower() for w in sentence.words)
                 sbs = {f: structural_bigrams(sentence, f, forms, self.pos) for f in self._flags}
-                cache[text] = Parsed(len(forms), forms, sbs)
-            out.append(cache[text])
+                cache[id(sentence)] = Parsed(len(forms), forms, sbs)
+            out.append(cache[id(sentence)])
         return out
 
     def prepare(self, references: Sequence[Side]) -> list[PreparedSegment]:
