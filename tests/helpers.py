@@ -48,6 +48,17 @@ def ende_config(tmp: Path, **overrides: Any) -> Path:
     return path
 
 
+def setup_with_system(tmp: Path, segments: list[str], metric: str
+                      ) -> tuple[Path, Path, subprocess.CompletedProcess[str]]:
+    """``iqsetup -q`` of the bundled en-de sample's UEdin beside a system ``T`` of ``segments``
+    (written to ``tmp/T.de``), scored with one metric: ``(T's file, the experiment, the run)``."""
+    system = tmp / "T.de"
+    system.write_text("\n".join(segments) + "\n", encoding="utf-8")
+    config = ende_config(tmp, systems={"UEdin": str(ENDE / "sys" / "UEdin.de"), "T": str(system)}, metrics=[metric],
+                         sets={})
+    return system, config, run("iqsetup", "-q", str(config))
+
+
 def run(*args: str, cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess[str]:
     """Run an installed command; never raises on a non-zero exit. The command runs in a process group
     of its own, killed whole when this call ends otherwise (Ctrl-C of the test run, the timeout): no

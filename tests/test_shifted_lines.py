@@ -9,7 +9,7 @@ import pytest
 
 from mteval.io.corpus import DocumentIndex, Text
 from mteval.setup.shifted import SHOWN, fits, shift_warnings, shifted_runs
-from tests.helpers import ENDE, ende_config, run
+from tests.helpers import ENDE, setup_with_system
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 SYSTEMS = ("Facebook-AI", "HuaweiTSC", "NVIDIA-NeMo", "Online-W", "UEdin", "eTranslation")
@@ -59,11 +59,7 @@ def test_warnings_name_texts_and_lines() -> None:
 
 def test_iqsetup_warns_about_a_shifted_system(tmp_path: Path) -> None:
     """The installed command: one warning line naming the system, its file and the lines."""
-    shifted = tmp_path / "shifted.de"
-    shifted.write_text("\n".join(UEDIN[:29] + UEDIN[30:] + [""]) + "\n", encoding="utf-8")
-    config = ende_config(tmp_path, systems={"UEdin": str(ENDE / "sys" / "UEdin.de"), "T": str(shifted)},
-                         metrics=["chrF"], sets={})
-    done = run("iqsetup", "-q", str(config))
+    shifted, _, done = setup_with_system(tmp_path, UEDIN[:29] + UEDIN[30:] + [""], "chrF")
     assert done.returncode == 0, done.stderr
     assert done.stderr.startswith(f"iqsetup: warning: system T ({shifted}): lines 30-99 are closer to reference A's "
                                   "next line than to their own")

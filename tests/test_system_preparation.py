@@ -12,7 +12,7 @@ import pytest
 from mteval.io.corpus import DocumentIndex, Text
 from mteval.setup.copies import copy_warnings
 from mteval.setup.preparation import SHOWN, Look, preparation_warnings
-from tests.helpers import ENDE, ende_config, run
+from tests.helpers import ENDE, ende_config, run, setup_with_system
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 DETOKENIZED = [f"Sentence number {i} ends here." for i in range(20)]
@@ -64,12 +64,8 @@ def test_many_systems_are_summed_up() -> None:
 def test_iqsetup_warns_about_a_tokenized_system(tmp_path: Path) -> None:
     """The installed command: one warning line naming the tokenized system and its file; the scores
     are computed; a second run (nothing to compute) says nothing."""
-    tokenized = tmp_path / "UEdin.tok.de"
     lines = (ENDE / "sys" / "UEdin.de").read_text(encoding="utf-8").splitlines()
-    tokenized.write_text("\n".join(tokenize(line) for line in lines) + "\n", encoding="utf-8")
-    config = ende_config(tmp_path, systems={"UEdin": str(ENDE / "sys" / "UEdin.de"), "T": str(tokenized)},
-                         metrics=["BLEU"], sets={})
-    done = run("iqsetup", "-q", str(config))
+    tokenized, config, done = setup_with_system(tmp_path, [tokenize(line) for line in lines], "BLEU")
     assert done.returncode == 0, done.stderr
     assert done.stderr.startswith(f"iqsetup: warning: system T ({tokenized}): 100% of its lines that end in a "
                                   "period end in ' .', the references' 0%: it looks tokenized and they do not")
