@@ -101,7 +101,7 @@ def preparation_warnings(systems: Sequence[Text], references: Iterable[Text], ca
 
 
 def _problem(text: Text, refs: Look, case: bool) -> str | None:
-    """Why a system's tokenization differs from the references', in words, or None."""
+    """Why a system looks prepared otherwise than the references (the first reason found), or None."""
     system = Look.of(text.segments)
     share = f"{100 * system.spaced / max(system.endings, 1):.0f}% of its lines that end in a period end in ' .', " \
             f"the references' {100 * refs.spaced / max(refs.endings, 1):.0f}%"
@@ -110,9 +110,9 @@ def _problem(text: Text, refs: Look, case: bool) -> str | None:
         which = "it looks tokenized and they do not" if looks else "they look tokenized and it does not"
         return (f"{share}: {which}, which lowers its scores (sacreBLEU's 'forgot to detokenize' check); score "
                 "texts tokenized alike (sacremoses detokenizes)")
-    examples = _escapes(text.segments) if system.escaped else []
     if refs.escaped == 0 and system.escaped >= max(1, ESCAPED * system.lines):
-        return (f"{system.escaped} of its {system.lines} lines hold HTML/XML escapes ({', '.join(examples)}) and no "
+        examples = ", ".join(_escapes(text.segments))
+        return (f"{system.escaped} of its {system.lines} lines hold HTML/XML escapes ({examples}) and no "
                 "reference line does: escaped text (a web API's, Moses's tokenizer's) scores lower; unescape it "
                 "(Python's html.unescape)")
     if case and system.lower_cased(refs):
