@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mteval.io.corpus import DocumentIndex, Text
-from mteval.setup.copies import copy_warnings
+from mteval.setup.copies import copy_warnings, source_copy_warnings
 from mteval.setup.preparation import SHOWN, Look, preparation_warnings
 from tests.helpers import ENDE, ende_config, run, setup_with_system
 
@@ -93,7 +93,8 @@ def test_real_campaigns(folder: str, language: str, warned: set[str]) -> None:
     assert all("hold HTML/XML escapes" in line for line in lines)
 
 
-ENGLISH = [line.rstrip("\n") for line in (ENDE / "src.en").read_text(encoding="utf-8").splitlines()]
+ENGLISH = (ENDE / "src.en").read_text(encoding="utf-8").splitlines()
+REF_DE = (ENDE / "refs" / "A.de").read_text(encoding="utf-8").splitlines()
 
 
 @pytest.mark.parametrize(("case", "warned"), [(None, True), (True, True), (False, False)])
@@ -129,3 +130,25 @@ def test_iqsetup_warns_about_a_reference_listed_as_a_system(tmp_path: Path) -> N
                            "reference A's, which is in a reference set it is scored against: there it scores as a copy "
                            "of its own reference (BLEU 1); score it against the other references, or list it as a "
                            "reference only (iqeval -doref scores each reference against the others)\n")
+
+
+def test_texts_copying_the_source() -> None:
+    """A reference (the source file given by mistake) or a system (untranslated) equal to the source."""
+    source, german = text("src", ENGLISH), text("A", REF_DE)
+    lines = source_copy_warnings([("reference", text("R", ENGLISH)), ("reference", german),
+                                  ("system", text("S", ENGLISH[:92] + REF_DE[92:]))], source)
+    assert [line.split(": ")[0] for line in lines] == ["reference R (R.txt)", "system S (S.txt)"]
+    assert "100% of its segments equal the source's (src.txt): every score against it" in lines[0]
+    assert "92% of its segments equal the source's (src.txt): it is untranslated" in lines[1]
+    assert source_copy_warnings([("reference", text("R", ENGLISH))], None) == []
+
+
+def test_iqsetup_warns_about_the_source_given_as_a_reference(tmp_path: Path) -> None:
+    """The installed command (the sample's source is src.en): one line naming the reference."""
+    config = ende_config(tmp_path, references={"A": str(ENDE / "refs" / "A.de"), "E": str(ENDE / "src.en")},
+                         systems={"UEdin": str(ENDE / "sys" / "UEdin.de")}, metrics=["chrF"], sets={})
+    done = run("iqsetup", "-q", str(config))
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == (f"iqsetup: warning: reference E ({ENDE / 'src.en'}): 100% of its segments equal the "
+                           f"source's ({ENDE / 'src.en'}): every score against it compares with the untranslated "
+                           "text; check the file\n")

@@ -1,4 +1,4 @@
-"""Warn when a system is a copy of a reference that it is scored against.
+"""Warn when a system is a copy of a reference that it is scored against, or a text a copy of the source.
 
 A human translation listed among the systems (to see where people rank, as WMT's human "systems")
 and among the references is scored against a reference set that holds its own text: BLEU 1, chrF
@@ -7,6 +7,10 @@ equal that reference's (whitespace at the ends ignored, empty segments not count
 per such system, naming the reference. The scores are computed as asked: score such a system
 against the other references (a reference set without its own), or list it as a reference only
 (``iqeval -doref`` scores each reference against the others).
+
+A reference that copies the source (the source file given as a reference by mistake) makes every
+score against it meaningless, and a system that copies it left the text untranslated: one line each
+(:func:`source_copy_warnings`), with the same :data:`COPY` share.
 """
 
 from __future__ import annotations
@@ -39,4 +43,19 @@ def copy_warnings(scored: Iterable[tuple[Text, Sequence[Text]]]) -> list[str]:
                              "references, or list it as a reference only (iqeval -doref scores each reference "
                              "against the others)")
                 break
+    return lines
+
+
+def source_copy_warnings(texts: Iterable[tuple[str, Text]], source: Text | None) -> list[str]:
+    """One line for each text (``(kind, text)``: reference or system) that copies the source."""
+    if source is None:
+        return []
+    lines = []
+    for kind, text in texts:
+        share = equal_share(text, source)
+        if share >= COPY:
+            consequence = ("every score against it compares with the untranslated text" if kind == "reference"
+                           else "it is untranslated, and scores as such")
+            lines.append(f"{kind} {text.name} ({text.where}): {100 * share:.0f}% of its segments equal the source's "
+                         f"({source.where}): {consequence}; check the file")
     return lines

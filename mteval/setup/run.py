@@ -42,7 +42,7 @@ from mteval.metrics.base import NEEDS_STATS, MetricFamily, Side
 from mteval.progress import Bar, bar
 from mteval.setup import hybrid
 from mteval.setup.annotation import AnnotationProvider
-from mteval.setup.copies import copy_warnings
+from mteval.setup.copies import copy_warnings, source_copy_warnings
 from mteval.setup.expected import Expected
 from mteval.setup.limits import check_segment_lengths
 from mteval.setup.preparation import preparation_warnings
@@ -326,27 +326,37 @@ def _run_setup(run: SetupRun, jack: bool, targets: tuple[str, ...] | None, jobs:
 
 
 def _warn_about_texts(planned: list[Planned], texts: LoadedTexts, experiment: Experiment) -> None:
-    """One log line for each family that will make little of these texts (:mod:`mteval.setup.scripts`):
-    an ASCII tokenizer on other letters, words between spaces in unsegmented Chinese or Thai,
-    METEOR's English resources; and for each system prepared otherwise than the references
-    (:mod:`mteval.setup.preparation`: tokenized, escaped, lower-cased), copying one that it is
-    scored against (:mod:`mteval.setup.copies`), or shifted against it (:mod:`mteval.setup.shifted`)."""
-    language, computed = experiment.language, [plan.family.family for plan in planned]
-    scored = _scored_against(planned, texts)
+    """Log one line for each thing these texts will make the computed metrics get wrong: families that
+    will make little of them (:func:`_family_warnings`), texts that are not what they should be
+    (:func:`_text_warnings`)."""
+    for warning in _family_warnings(planned, texts, experiment.language) + _text_warnings(planned, texts, experiment):
+        LOG.warning(warning)
+
+
+def _family_warnings(planned: list[Planned], texts: LoadedTexts, language: str) -> list[str]:
+    """:mod:`mteval.setup.scripts`: an ASCII tokenizer on other letters, words between spaces in
+    unsegmented Chinese or Thai, METEOR's English resources."""
+    computed = [plan.family.family for plan in planned]
     ascii_lines = ascii_tokenizer_warnings(computed, texts, language)
     variants: dict[str, tuple[MetricFamily, str]] = {}  # canonical name -> family, the name as asked
     for plan in planned:
         for name in (name for _, names in plan.todo for name in names):
             variants.setdefault(registry.canonical(name), (plan.family, name))
-    warned = {line.split(":", 1)[0] for line in ascii_lines}
-    unspaced = unspaced_script_warnings(variants.values(), texts, warned)
-    prepared = preparation_warnings([texts.systems[name] for name in scored], texts.references.values(),
-                                    experiment.case_sensitive)
+    unspaced = unspaced_script_warnings(variants.values(), texts, {line.split(":", 1)[0] for line in ascii_lines})
+    return ascii_lines + unspaced + english_only_warnings(computed, language)
+
+
+def _text_warnings(planned: list[Planned], texts: LoadedTexts, experiment: Experiment) -> list[str]:
+    """Systems prepared otherwise than the references (:mod:`mteval.setup.preparation`: tokenized,
+    escaped, lower-cased), texts copying a reference they are scored against or the source
+    (:mod:`mteval.setup.copies`), lines shifted (:mod:`mteval.setup.shifted`)."""
+    scored = _scored_against(planned, texts)
+    systems, references = [texts.systems[name] for name in scored], list(texts.references.values())
     against = [(texts.systems[name], [texts.references[r] for r in refs]) for name, refs in scored.items()]
-    aligned = shift_warnings(against, list(texts.references.values()))
-    for warning in (ascii_lines + unspaced + english_only_warnings(computed, language) + prepared
-                    + copy_warnings(against) + aligned):
-        LOG.warning(warning)
+    return (preparation_warnings(systems, references, experiment.case_sensitive) + copy_warnings(against)
+            + source_copy_warnings([*(("reference", t) for t in references), *(("system", t) for t in systems)],
+                                   texts.source)
+            + shift_warnings(against, references))
 
 
 def _scored_against(planned: list[Planned], texts: LoadedTexts) -> dict[str, list[str]]:
