@@ -54,7 +54,12 @@ def test_warnings_name_texts_and_lines() -> None:
     many = shift_warnings([(text(f"S{i}", shifted.segments), [text("A", REF_A)]) for i in range(SHOWN + 1)], [])
     assert len(many) == SHOWN + 1 and many[-1] == "and 1 more shifted systems"
     references = [text("A", REF_A), text("B", [""] + REF_A[:-1])]
-    assert [w.split(":")[0] for w in shift_warnings([], references)] == ["reference A (A.txt)"]  # the pair once
+    alone = shift_warnings([], references)  # the pair once; without systems, no telling which is shifted
+    assert len(alone) == 1 and alone[0].startswith("reference A (A.txt): lines ") and "one of the two" in alone[0]
+    witnessed = shift_warnings([(text(name, lines(ENDE / "sys" / f"{name}.de")), references) for name in SYSTEMS],
+                               references)
+    assert witnessed == ["reference B (B.txt): lines 2-100 are shifted by one line against reference A and 6 of 6 "
+                         "systems (a line lost or added), so every score against it there is about 0; check the file"]
 
 
 def test_iqsetup_warns_about_a_shifted_system(tmp_path: Path) -> None:
@@ -68,14 +73,20 @@ def test_iqsetup_warns_about_a_shifted_system(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not (SHARED / "wmt21-enru").is_dir(), reason="needs ../shared/data (WMT21 en-ru)")
 def test_wmt21_en_ru_reference_b_is_shifted() -> None:
-    """Real: WMT21 en-ru's reference B is shifted by one line over lines 744-754 against reference A and
-    every system (its line 744 translates source line 745); nothing else there is."""
+    """Real: WMT21 en-ru's reference B is shifted by one line over its lines 743-753 against reference A
+    and every system (they translate source lines 744-754); nothing else there is, and the warning
+    says B."""
     root = SHARED / "wmt21-enru"
     ref_a, ref_b = lines(root / "refs" / "A.ru"), lines(root / "refs" / "B.ru")
-    assert shifted_runs(fits(ref_a, ref_b)) == [(743, 753, -1)]
-    for path in sorted((root / "sys").glob("*.ru")):
-        assert shifted_runs(fits(lines(path), ref_a)) == []
-        assert shifted_runs(fits(lines(path), ref_b)) and shifted_runs(fits(lines(path), ref_b))[0][2] == -1
+    assert shifted_runs(fits(ref_a, ref_b)) == [(743, 753, -1)]  # A's lines, B's one before
+    systems = [text(path.stem, lines(path)) for path in sorted((root / "sys").glob("*.ru"))]
+    for system in systems:
+        assert shifted_runs(fits(system.segments, ref_a)) == []
+        assert [run[2] for run in shifted_runs(fits(system.segments, ref_b))] == [-1]
+    references = [text("A", ref_a), text("B", ref_b)]
+    assert shift_warnings([(s, references) for s in systems], references) == [
+        "reference B (B.txt): lines 743-753 are shifted by one line against reference A and 9 of 9 systems (a line "
+        "lost or added), so every score against it there is about 0; check the file"]
 
 
 @pytest.mark.slow

@@ -15,10 +15,12 @@ direction; the scores are computed as asked.
 
 Measured (2026-11-28) on every system and reference pair of ../shared's WMT data (WMT12 en-fr/es/cs,
 WMT21 en-de/en-ru/ru-en/zh-en, WMT24 en-cs; 392 window maxima): the neighbour never fits better by
-more than 0.017 on a window, except in WMT21 en-ru's **reference B, lines 744-754**, shifted by one
+more than 0.017 on a window, except in WMT21 en-ru's **reference B, lines 743-753**, shifted by one
 against the source, reference A and every system (0.31 against A, up to 0.46 against a system): its
-line 744 translates source line 745, and line 755 holds the end of a split sentence. One line deleted
-(or a blank one inserted) in a system is found at that line.
+lines 743-753 translate source lines 744-754, and its line 755 holds the end of a split sentence. When
+two references are shifted against each other, the systems tell which one is (more of them shifted
+against it over those lines). One line deleted (or a blank one inserted) in a system is found at that
+line.
 """
 
 from __future__ import annotations
@@ -86,34 +88,59 @@ def _where(runs: list[tuple[int, int, int]], other: str) -> str:
             f"than to their own{more}")
 
 
+class _Fits:
+    """:func:`overlaps` of texts, each text's line features computed once."""
+
+    def __init__(self) -> None:
+        self.known: dict[int, list[frozenset[str]]] = {}
+
+    def __call__(self, a: Text, b: Text) -> np.ndarray:
+        for t in (a, b):
+            if id(t) not in self.known:
+                self.known[id(t)] = [features(line) for line in t.segments]
+        return overlaps(self.known[id(a)], self.known[id(b)])
+
+    def shifted_over(self, text: Text, reference: Text, run: tuple[int, int, int]) -> bool:
+        """Whether ``text`` has a shifted run against ``reference`` that meets ``run``'s lines."""
+        return any(first <= run[1] and last >= run[0] for first, last, _ in shifted_runs(self(text, reference)))
+
+
 def shift_warnings(scored: Sequence[tuple[Text, Sequence[Text]]], references: Sequence[Text]) -> list[str]:
     """One line for each reference shifted against the first other one, and for each system shifted
     against the first reference it is scored against (the first :data:`SHOWN`, then how many more)."""
-    known: dict[int, list[frozenset[str]]] = {}  # each text's features, computed once
-
-    def fit(a: Text, b: Text) -> np.ndarray:
-        for t in (a, b):
-            if id(t) not in known:
-                known[id(t)] = [features(line) for line in t.segments]
-        return overlaps(known[id(a)], known[id(b)])
-
-    lines, checked = [], set()
+    fits_of, lines, checked = _Fits(), [], set()
     for reference in references:
         other = next((r for r in references if r.name != reference.name), None)
         if other is None or (other.name, reference.name) in checked:
             continue
         checked.add((reference.name, other.name))
-        runs = shifted_runs(fit(reference, other))
+        runs = shifted_runs(fits_of(reference, other))
         if runs:
-            lines.append(f"reference {reference.name} ({reference.where}): {_where(runs, f'reference {other.name}')}: "
-                         "one of the two is shifted there (a line lost or added), and every score against it there "
-                         "is about 0; check the files")
+            lines.append(_reference_line(reference, other, runs, [system for system, _ in scored], fits_of))
     systems = []
     for system, against in scored:
-        runs = shifted_runs(fit(system, against[0])) if against else []
+        runs = shifted_runs(fits_of(system, against[0])) if against else []
         if runs:
             systems.append(f"system {system.name} ({system.where}): {_where(runs, f'reference {against[0].name}')}: "
                            "a line lost or added there, in the system or the reference, shifts the lines after it, "
                            "which then score about 0; check both files")
     more = [f"and {len(systems) - SHOWN} more shifted systems"] if len(systems) > SHOWN else []
     return lines + systems[:SHOWN] + more
+
+
+def _reference_line(reference: Text, other: Text, runs: list[tuple[int, int, int]], systems: Sequence[Text],
+                    fits_of: _Fits) -> str:
+    """The warning about two references shifted against each other: which one, when the systems say
+    so (more of them shifted against it than against the other over the first run)."""
+    against = {ref.name: sum(fits_of.shifted_over(s, ref, runs[0]) for s in systems) for ref in (reference, other)}
+    if against[reference.name] == against[other.name]:
+        return (f"reference {reference.name} ({reference.where}): {_where(runs, f'reference {other.name}')}: one of "
+                "the two is shifted there (a line lost or added), and every score against it there is about 0; check "
+                "the files")
+    bad, good = (reference, other) if against[reference.name] > against[other.name] else (other, reference)
+    first, last, offset = runs[0]  # lines of ``reference``; ``other``'s are ``offset`` further
+    if bad is other:
+        first, last = first + offset, last + offset
+    return (f"reference {bad.name} ({bad.where}): lines {first + 1}-{last + 1} are shifted by one line against "
+            f"reference {good.name} and {against[bad.name]} of {len(systems)} systems (a line lost or added), so every "
+            "score against it there is about 0; check the file")
