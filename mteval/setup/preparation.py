@@ -134,12 +134,17 @@ def case_counts(text: str) -> tuple[int, int]:
     lower-casing changes; counted on code-point arrays (one by one in the rare text whose length
     lower-casing changes, as ``İ``)."""
     codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-    plane = codes < 0x10000
-    letters = int(_letters_table()[codes[plane]].sum()) + sum(chr(c).isalpha() for c in codes[~plane])
+    letters = letter_count(codes)
     lower = text.lower()
     if len(lower) != len(text):
         return letters, sum(char.lower() != char for char in text)
     return letters, int(np.count_nonzero(codes != np.frombuffer(lower.encode("utf-32-le"), dtype=np.uint32)))
+
+
+def letter_count(codes: np.ndarray) -> int:
+    """How many of these code points (``uint32``) are letters (``str.isalpha``)."""
+    plane = codes < 0x10000
+    return int(_letters_table()[codes[plane]].sum()) + sum(chr(c).isalpha() for c in codes[~plane])
 
 
 @cache

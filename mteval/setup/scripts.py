@@ -22,12 +22,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
+
 from mteval.errors import InputError
 from mteval.experiment.texts import LoadedTexts
 from mteval.io.corpus import Text
 from mteval.metrics.base import MetricFamily
 from mteval.metrics.stemmers import base_language, stemmer_description
 from mteval.setup.limits import line_of
+from mteval.setup.preparation import letter_count
 
 MIN_LETTERS = 50  # fewer letters say too little (a test set of numbers, names)
 MIN_SHARE = 0.5  # of a reference's letters, in the language's script
@@ -130,6 +133,7 @@ UNSPACED = frozenset({"CJK", "HIRAGANA", "KATAKANA", "THAI", "LAO", "KHMER", "MY
 # weighs as much as one in a token of 2). WMT21 zh-en's Chinese source: 55.8; the same text cut at
 # random into words of 1-4 characters: 2.5; segmented Thai or Japanese words are shorter than 8.
 MIN_RUN = 8.0
+FIRST_UNSPACED = "\u0e00"  # Thai's block; every script of UNSPACED lies at or above it
 MIN_SCRIPT_SHARE = 0.02  # of those letters, for a script to be named (and to need a segmenter)
 
 
@@ -149,14 +153,12 @@ def unsegmented(texts: LoadedTexts) -> Unsegmented | None:
     counts: Counter[str] = Counter()
     letters = squares = 0
     for text in texts.references.values():
+        letters += letter_count(np.frombuffer("".join(text.segments).encode("utf-32-le"), dtype=np.uint32))
         for segment in text.segments:
-            if segment.isascii():
-                letters += sum(char.isalpha() for char in segment)
+            if segment.isascii() or max(segment) < FIRST_UNSPACED:
                 continue
             for token in segment.split():
-                scripts = [script_of(char) for char in token if char.isalpha()]
-                unspaced = [name for name in scripts if name in UNSPACED]
-                letters += len(scripts)
+                unspaced = [name for char in token if char.isalpha() and (name := script_of(char)) in UNSPACED]
                 squares += len(unspaced) ** 2
                 counts.update(unspaced)
     total = sum(counts.values())
