@@ -1,4 +1,4 @@
-"""Warn when a system's lines are shifted against the references from some line on.
+"""Warn when a system's (or a reference's) lines are shifted against a reference's.
 
 A system file with one line lost (a segment split or joined by the MT system, a blank line removed)
 and one added elsewhere has the references' number of lines and is scored without an error, but
@@ -7,6 +7,7 @@ are near zero, silently. Each system line is compared with the reference lines a
 and one before and after, by the overlap (Jaccard) of their lower-cased words, or of their characters
 for a line of fewer than three words (Chinese, Japanese, Thai): a translation shares far more of them
 with its own reference than with its neighbour's.
+
 Lines are *shifted* where, over :data:`WINDOW` consecutive lines, the neighbour's reference matches
 by more than :data:`MARGIN` above their own on average (a run of such windows is one shifted run;
 it is reported from its first to its last line whose neighbour fits better). References are checked
