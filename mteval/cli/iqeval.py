@@ -145,6 +145,7 @@ def main(argv: list[str] | None = None) -> int:
             records = [r for name in chosen for r in ACTIONS[name](args, experiment, cache, sel, texts)]
         except StaleFile as stale:  # name every stale file of the selection in the one line
             raise verifier_of(cache).summary(stale, selection.selected_files(sel)) from None
+        selection.warn_about_texts(experiment, texts, sel)  # what iqsetup said of them, said again where shown
         render(records, args)
         return 0
 

@@ -134,6 +134,15 @@ class Campaign:
         return self._records(sel, lambda: outside_qarla(self.cache, sel, self.texts.documents,
                                                         SubsetTexts.of(self.experiment, self.texts)))
 
+    def warnings(self, *, metrics: Names = None, systems: Names = None, references: Names = None) -> list[str]:
+        """The lines iqsetup, iqeval and the report warn with about these texts for this selection: texts
+        the metrics would read wrongly (a system still tokenized or HTML-escaped, lines shifted, a copy
+        of a reference or of the source, Chinese without word boundaries...; ``docs/usage.md``).
+        Not logged: the methods returning scores say nothing, so ask here."""
+        from mteval.evaluate.selection import warnings_of
+
+        return warnings_of(self.experiment, self.texts, self.selection("sys", metrics, systems, references))
+
     def score(self, metric: str, system: str, references: Names = None) -> Score:
         """One metric's :class:`Score` of one system (against all references by default)."""
         sel = self.selection("sys", [metric], [system], references)

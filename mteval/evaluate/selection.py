@@ -16,6 +16,14 @@ from mteval.errors import CacheError, ConfigError
 from mteval.experiment.hybrid_set import spec_of
 from mteval.experiment.sets import resolve, resolve_segments
 from mteval.experiment.spec import Experiment
+from mteval.experiment.texts import LoadedTexts
+from mteval.setup.text_warnings import (
+    family_warnings,
+    scored_systems,
+    shown_references,
+    shown_variants,
+    text_warnings,
+)
 from mteval.store.cache import ScoreCache, refset_name
 
 LEVELS = ("seg", "doc", "sys")
@@ -100,6 +108,24 @@ def _user_metric_problem(cache: ScoreCache, have: set[tuple[str, str, str]], row
         except CacheError as exc:
             return exc.format()
     return None
+
+
+def warnings_of(experiment: Experiment, texts: LoadedTexts, sel: Selection) -> list[str]:
+    """The warnings about texts the selected metrics would read wrongly (:mod:`mteval.setup.text_warnings`),
+    for the selected systems against the selected references: what iqsetup said when it computed them,
+    said again wherever the scores are shown."""
+    variants = shown_variants(sel.metrics, experiment.case_sensitive, experiment.language)
+    scored = scored_systems(sel.systems, sel.references, texts)
+    return (family_warnings(variants, texts, experiment.language)
+            + text_warnings(scored, texts, experiment.case_sensitive, shown_references(sel.references, texts)))
+
+
+def warn_about_texts(experiment: Experiment, texts: LoadedTexts, sel: Selection) -> list[str]:
+    """:func:`warnings_of`, each logged as one warning line; returned for a page that shows them too."""
+    found = warnings_of(experiment, texts, sel)
+    for line in found:
+        LOG.warning(line)
+    return found
 
 
 def targets_and_references(sel: Selection) -> list[tuple[str, tuple[str, ...]]]:

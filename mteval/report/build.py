@@ -16,7 +16,7 @@ from mteval.errors import CacheError, ConfigError, quote
 from mteval.evaluate import compare
 from mteval.evaluate.campaign import Campaign
 from mteval.evaluate.outside_qarla import SubsetTexts
-from mteval.evaluate.selection import select, selected_files
+from mteval.evaluate.selection import select, selected_files, warn_about_texts
 from mteval.experiment.spec import Experiment
 from mteval.experiment.texts import LoadedTexts
 from mteval.files import write_atomic
@@ -82,6 +82,7 @@ def build(config: str | Path, options: Options) -> Report:
     sel = select(experiment, cache, len(texts), options.metrics, options.systems, options.references,
                  options.segments, "sys")
     verifier_of(cache).require(selected_files(sel))  # a stale file of the main table: one line, no page
+    warnings = warn_about_texts(experiment, texts, sel)  # logged, and shown at the top of the page
     reader = RecordingCache(cache)
     rows = sel.rows
     with progress.bar(len(SECTIONS), "report", unit="section") as shown:
@@ -115,7 +116,7 @@ def build(config: str | Path, options: Options) -> Report:
         references=tuple(sel.references), n_segments=len(rows), scores=scores, significance=significance,
         correlations=correlations, assessments=options.assessments, qarla=qarla, drill_metric=metric,
         drill=drilled, signatures=signatures_of(reader), options=_shown_options(options, metric),
-        missing=missing, missing_total=total, notes=notes,
+        missing=missing, missing_total=total, notes=notes, warnings=warnings,
         agreements=analysis.agreements(scores, correlations.human_system) if correlations else [],
         analyses=analyses)
 

@@ -32,6 +32,7 @@ class Report:
     missing: list[str] = field(default_factory=list)  # the first unreadable files (bounded)
     missing_total: int = 0
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # texts the metrics would read wrongly (iqsetup's warnings)
     agreements: list[Agreement] = field(default_factory=list)  # metric vs human ranks of the judged systems
     analyses: Analyses = field(default_factory=Analyses)  # two systems (compare-mt), linguistic recalls
 

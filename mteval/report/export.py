@@ -81,8 +81,9 @@ def document(report: Report, extra: dict[str, Any] | None = None) -> dict[str, A
              "systems": _systems(report), "compare": _compare(report), "human": _human(report),
              "qarla": report.qarla, "drill_metric": report.drill_metric, "drilldown": report.drill,
              "signatures": report.signatures, "missing": report.missing, "missing_total": report.missing_total,
-             "notes": report.notes, "pair": report.analyses.pair, "linguistic": report.analyses.recalls,
-             "linguistic_pair": report.analyses.linguistic_pair, **(extra or {})}
+             "notes": report.notes, "warnings": report.warnings, "pair": report.analyses.pair,
+             "linguistic": report.analyses.recalls, "linguistic_pair": report.analyses.linguistic_pair,
+             **(extra or {})}
     return _plain(found)
 
 

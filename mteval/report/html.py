@@ -25,7 +25,7 @@ nav a{margin-right:1em} .plot svg{max-width:100%;height:auto}
 
 def render(report: Report) -> str:
     """The whole page."""
-    parts = [_head(report), _banner(report), _nav(report), sections.systems_table(report)]
+    parts = [_head(report), _banner(report), _warnings(report), _nav(report), sections.systems_table(report)]
     if report.assessments is not None:
         parts.append(sections.human(report))
     found = report.analyses
@@ -59,6 +59,15 @@ def _banner(report: Report) -> str:
     return (f'<div class="banner" id="partial"><strong>Partial report</strong>: {report.missing_total} score '
             f"file(s) of the selection could not be read; the cells, correlations and QARLA results that need "
             f"them are left out (run <code>iqsetup</code> to complete the cache).<ul>{items}{rest}</ul></div>")
+
+
+def _warnings(report: Report) -> str:
+    """What iqsetup warned about the texts (:mod:`mteval.setup.text_warnings`), above every number."""
+    if not report.warnings:
+        return ""
+    items = "".join(f"<li>{escape(line)}</li>" for line in report.warnings)
+    return (f'<div class="banner" id="warnings"><strong>Texts the scores may misread</strong>: the scores below are '
+            f"computed as asked, but these texts make some of them wrong (docs/usage.md).<ul>{items}</ul></div>")
 
 
 def _nav(report: Report) -> str:

@@ -42,17 +42,10 @@ from mteval.metrics.base import NEEDS_STATS, MetricFamily, Side
 from mteval.progress import Bar, bar
 from mteval.setup import hybrid
 from mteval.setup.annotation import AnnotationProvider
-from mteval.setup.copies import copy_warnings, source_copy_warnings
 from mteval.setup.expected import Expected
 from mteval.setup.limits import check_segment_lengths
-from mteval.setup.preparation import preparation_warnings
-from mteval.setup.scripts import (
-    ascii_tokenizer_warnings,
-    check_reference_scripts,
-    english_only_warnings,
-    unspaced_script_warnings,
-)
-from mteval.setup.shifted import shift_warnings
+from mteval.setup.scripts import check_reference_scripts
+from mteval.setup.text_warnings import family_warnings, text_warnings
 from mteval.store.cache import ScoreCache, refset_name
 from mteval.store.lock import exclusive
 
@@ -327,36 +320,12 @@ def _run_setup(run: SetupRun, jack: bool, targets: tuple[str, ...] | None, jobs:
 
 def _warn_about_texts(planned: list[Planned], texts: LoadedTexts, experiment: Experiment) -> None:
     """Log one line for each thing these texts will make the computed metrics get wrong: families that
-    will make little of them (:func:`_family_warnings`), texts that are not what they should be
-    (:func:`_text_warnings`)."""
-    for warning in _family_warnings(planned, texts, experiment.language) + _text_warnings(planned, texts, experiment):
+    will make little of them, texts that are not what they should be (:mod:`mteval.setup.text_warnings`)."""
+    variants = [(plan.family, name) for plan in planned for _, names in plan.todo for name in names]
+    found = (family_warnings(variants, texts, experiment.language)
+             + text_warnings(_scored_against(planned, texts), texts, experiment.case_sensitive))
+    for warning in found:
         LOG.warning(warning)
-
-
-def _family_warnings(planned: list[Planned], texts: LoadedTexts, language: str) -> list[str]:
-    """:mod:`mteval.setup.scripts`: an ASCII tokenizer on other letters, words between spaces in
-    unsegmented Chinese or Thai, METEOR's English resources."""
-    computed = [plan.family.family for plan in planned]
-    ascii_lines = ascii_tokenizer_warnings(computed, texts, language)
-    variants: dict[str, tuple[MetricFamily, str]] = {}  # canonical name -> family, the name as asked
-    for plan in planned:
-        for name in (name for _, names in plan.todo for name in names):
-            variants.setdefault(registry.canonical(name), (plan.family, name))
-    unspaced = unspaced_script_warnings(variants.values(), texts, {line.split(":", 1)[0] for line in ascii_lines})
-    return ascii_lines + unspaced + english_only_warnings(computed, language)
-
-
-def _text_warnings(planned: list[Planned], texts: LoadedTexts, experiment: Experiment) -> list[str]:
-    """Systems prepared otherwise than the references (:mod:`mteval.setup.preparation`: tokenized,
-    escaped, lower-cased), texts copying a reference they are scored against or the source
-    (:mod:`mteval.setup.copies`), lines shifted (:mod:`mteval.setup.shifted`)."""
-    scored = _scored_against(planned, texts)
-    systems, references = [texts.systems[name] for name in scored], list(texts.references.values())
-    against = [(texts.systems[name], [texts.references[r] for r in refs]) for name, refs in scored.items()]
-    return (preparation_warnings(systems, references, experiment.case_sensitive) + copy_warnings(against)
-            + source_copy_warnings([*(("reference", t) for t in references), *(("system", t) for t in systems)],
-                                   texts.source)
-            + shift_warnings(against, references))
 
 
 def _scored_against(planned: list[Planned], texts: LoadedTexts) -> dict[str, list[str]]:

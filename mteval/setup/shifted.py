@@ -54,12 +54,12 @@ def fits(system: Sequence[str], reference: Sequence[str]) -> np.ndarray:
     return overlaps([features(line) for line in system], [features(line) for line in reference])
 
 
-def overlaps(hyp: Sequence[frozenset[str]], ref: Sequence[frozenset[str]]) -> np.ndarray:
-    """:func:`fits` of the lines' :func:`features`."""
+def overlaps(hyp: Sequence[frozenset[str]], ref: Sequence[frozenset[str]], lines: range | None = None) -> np.ndarray:
+    """:func:`fits` of the lines' :func:`features`; only the columns of ``lines`` (default: all), the others 0."""
     n = len(hyp)
-    table = np.zeros((3, n))
+    table, start, stop = np.zeros((3, n)), lines.start if lines else 0, lines.stop if lines else n
     for row, offset in enumerate((-1, 0, 1)):
-        for i in range(max(0, -offset), min(n, len(ref) - offset)):
+        for i in range(max(0, -offset, start), min(n, len(ref) - offset, stop)):
             table[row, i] = _overlap(hyp[i], ref[i + offset])
     return table
 
@@ -95,15 +95,17 @@ class _Fits:
     def __init__(self) -> None:
         self.known: dict[int, list[frozenset[str]]] = {}
 
-    def __call__(self, a: Text, b: Text) -> np.ndarray:
+    def __call__(self, a: Text, b: Text, lines: range | None = None) -> np.ndarray:
         for t in (a, b):
             if id(t) not in self.known:
                 self.known[id(t)] = [features(line) for line in t.segments]
-        return overlaps(self.known[id(a)], self.known[id(b)])
+        return overlaps(self.known[id(a)], self.known[id(b)], lines)
 
     def shifted_over(self, text: Text, reference: Text, run: tuple[int, int, int]) -> bool:
-        """Whether ``text`` has a shifted run against ``reference`` that meets ``run``'s lines."""
-        return any(first <= run[1] and last >= run[0] for first, last, _ in shifted_runs(self(text, reference)))
+        """Whether ``text`` has a shifted run against ``reference`` that meets ``run``'s lines (only the
+        windows over them are looked at)."""
+        near = range(max(0, run[0] - WINDOW), run[1] + WINDOW + 1)
+        return any(first <= run[1] and last >= run[0] for first, last, _ in shifted_runs(self(text, reference, near)))
 
 
 def shift_warnings(scored: Sequence[tuple[Text, Sequence[Text]]], references: Sequence[Text]) -> list[str]:
