@@ -26,7 +26,7 @@ line.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import numpy as np
 
@@ -45,7 +45,7 @@ def features(line: str) -> frozenset[str]:
     return frozenset(words) if len(words) >= MIN_WORDS else frozenset("".join(words))
 
 
-def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
+def overlap(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
 
 
@@ -60,7 +60,7 @@ def overlaps(hyp: Sequence[frozenset[str]], ref: Sequence[frozenset[str]], lines
     table, start, stop = np.zeros((3, n)), lines.start if lines else 0, lines.stop if lines else n
     for row, offset in enumerate((-1, 0, 1)):
         for i in range(max(0, -offset, start), min(n, len(ref) - offset, stop)):
-            table[row, i] = _overlap(hyp[i], ref[i + offset])
+            table[row, i] = overlap(hyp[i], ref[i + offset])
     return table
 
 
@@ -89,17 +89,27 @@ def _where(runs: list[tuple[int, int, int]], other: str) -> str:
             f"than to their own{more}")
 
 
-class _Fits:
-    """:func:`overlaps` of texts, each text's line features computed once."""
+class LineFits:
+    """:func:`overlaps` of texts, each text's line :func:`features` computed once (shared with
+    :mod:`mteval.setup.unrelated`)."""
 
     def __init__(self) -> None:
-        self.known: dict[int, list[frozenset[str]]] = {}
+        # by the texts' ids, each kept with its text (alive, so that no other text gets its id)
+        self.known: dict[int, tuple[Text, list[frozenset[str]]]] = {}
+        self.tables: dict[tuple[int, int], np.ndarray] = {}  # whole tables of two known texts
+
+    def features(self, text: Text) -> list[frozenset[str]]:
+        """:func:`features` of each line of ``text``."""
+        if id(text) not in self.known:
+            self.known[id(text)] = (text, [features(line) for line in text.segments])
+        return self.known[id(text)][1]
 
     def __call__(self, a: Text, b: Text, lines: range | None = None) -> np.ndarray:
-        for t in (a, b):
-            if id(t) not in self.known:
-                self.known[id(t)] = [features(line) for line in t.segments]
-        return overlaps(self.known[id(a)], self.known[id(b)], lines)
+        if lines is not None:
+            return overlaps(self.features(a), self.features(b), lines)
+        if (id(a), id(b)) not in self.tables:
+            self.tables[id(a), id(b)] = overlaps(self.features(a), self.features(b))
+        return self.tables[id(a), id(b)]
 
     def shifted_over(self, text: Text, reference: Text, run: tuple[int, int, int]) -> bool:
         """Whether ``text`` has a shifted run against ``reference`` that meets ``run``'s lines (only the
@@ -108,13 +118,15 @@ class _Fits:
         return any(first <= run[1] and last >= run[0] for first, last, _ in shifted_runs(self(text, reference, near)))
 
 
-def shift_warnings(scored: Sequence[tuple[Text, Sequence[Text]]], references: Sequence[Text]) -> list[str]:
+def shift_warnings(scored: Sequence[tuple[Text, Sequence[Text]]], references: Sequence[Text],
+                   fits_of: LineFits | None = None, unrelated: Collection[int] = ()) -> list[str]:
     """One line for each reference shifted against the first other one, and for each system shifted
-    against the first reference it is scored against (the first :data:`SHOWN`, then how many more)."""
-    fits_of, lines, checked = _Fits(), [], set()
+    against the first reference it is scored against (the first :data:`SHOWN`, then how many more);
+    texts whose ids are in ``unrelated`` (:mod:`mteval.setup.unrelated`) are not looked at."""
+    fits_of, lines, checked = fits_of or LineFits(), [], set()
     for reference in references:
         other = next((r for r in references if r.name != reference.name), None)
-        if other is None or (other.name, reference.name) in checked:
+        if other is None or (other.name, reference.name) in checked or {id(reference), id(other)} & set(unrelated):
             continue
         checked.add((reference.name, other.name))
         runs = shifted_runs(fits_of(reference, other))
@@ -122,7 +134,8 @@ def shift_warnings(scored: Sequence[tuple[Text, Sequence[Text]]], references: Se
             lines.append(_reference_line(reference, other, runs, [system for system, _ in scored], fits_of))
     systems = []
     for system, against in scored:
-        runs = shifted_runs(fits_of(system, against[0])) if against else []
+        looked = against and not {id(system), id(against[0])} & set(unrelated)
+        runs = shifted_runs(fits_of(system, against[0])) if looked else []
         if runs:
             systems.append(f"system {system.name} ({system.where}): {_where(runs, f'reference {against[0].name}')}: "
                            "a line lost or added there, in the system or the reference, shifts the lines after it, "
@@ -132,7 +145,7 @@ def shift_warnings(scored: Sequence[tuple[Text, Sequence[Text]]], references: Se
 
 
 def _reference_line(reference: Text, other: Text, runs: list[tuple[int, int, int]], systems: Sequence[Text],
-                    fits_of: _Fits) -> str:
+                    fits_of: LineFits) -> str:
     """The warning about two references shifted against each other: which one, when the systems say
     so (more of them shifted against it than against the other over the first run)."""
     against = {ref.name: sum(fits_of.shifted_over(s, ref, runs[0]) for s in systems) for ref in (reference, other)}

@@ -11,7 +11,7 @@ callers in :mod:`mteval.evaluate`), so that a cached campaign shown later, in a 
 - a text that is not what it should be (:func:`text_warnings`: a system tokenized, escaped or
   lower-cased otherwise than the references, :mod:`mteval.setup.preparation`; a text copying a
   reference it is scored against or the source, :mod:`mteval.setup.copies`; lines shifted,
-  :mod:`mteval.setup.shifted`).
+  :mod:`mteval.setup.shifted`, or not corresponding to the reference's at all, :mod:`mteval.setup.unrelated`).
 
 The scores are computed and shown as asked; these only say what will make them wrong.
 """
@@ -26,7 +26,8 @@ from mteval.metrics.base import MetricFamily
 from mteval.setup.copies import copy_warnings, source_copy_warnings
 from mteval.setup.preparation import preparation_warnings
 from mteval.setup.scripts import ascii_tokenizer_warnings, english_only_warnings, unspaced_script_warnings
-from mteval.setup.shifted import shift_warnings
+from mteval.setup.shifted import LineFits, shift_warnings
+from mteval.setup.unrelated import unrelated_warnings
 
 Variant = tuple[MetricFamily, str]  # a family and a variant name as the user wrote it
 
@@ -50,10 +51,12 @@ def text_warnings(scored: Mapping[str, Sequence[str]], texts: LoadedTexts, case_
     systems = [texts.systems[name] for name in scored]
     shown = [texts.references[name] for name in (texts.references if references is None else references)]
     against = [(texts.systems[name], [texts.references[r] for r in refs]) for name, refs in scored.items()]
+    lines = LineFits()  # each text's line features once, for both checks
+    unrelated, flagged = unrelated_warnings(against, shown, texts.source, lines)
     return (preparation_warnings(systems, list(texts.references.values()), case_sensitive) + copy_warnings(against)
             + source_copy_warnings([*(("reference", t) for t in shown), *(("system", t) for t in systems)],
                                    texts.source)
-            + shift_warnings(against, shown))
+            + shift_warnings(against, shown, lines, flagged) + unrelated)
 
 
 def shown_variants(metrics: Iterable[str], case_sensitive: bool | None, language: str) -> list[Variant]:
