@@ -4,6 +4,8 @@
     mteval score -r ref.txt -r ref2.txt -i sys1.txt sys2.txt -m BLEU,chrF,DP-HWCM_w-4
     mteval score -r ref.txt -m BLEU -f json < sys.txt        # one system on standard input
     mteval score -r ref.txt -i sys.txt -m WER,MER --align     # and jiwer's word alignments
+    mteval score -r ref.txt -i sys.txt --confidence           # each score's 95% bootstrap interval
+    mteval score -r ref.txt -i base.txt sys2.txt --paired-bs  # significance against the first (or --paired-ar)
 
 Plain text (one segment a line; SGML is read too), every -r file one reference. The scores are
 computed by the metrics' own code with iqsetup's cache rules (the numbers are those iqeval -doOQ
@@ -13,7 +15,8 @@ one line per system and metric, then one signature line per metric (nrefs and wh
 as sacreBLEU's); -f tsv and -f json give iqeval's records with the signature. --align (text output)
 then prints jiwer's alignment of each system with each reference (visualize_alignment: REF/HYP
 lines, S/D/I under the errors, the pooled counts and measures), of words or (--align chars) of
-characters.
+characters. --confidence, --paired-bs and --paired-ar are sacreBLEU's, with its numbers
+(mteval.cli.score_stats).
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ import argparse
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
+
+from mteval.cli import score_stats
 
 if TYPE_CHECKING:
     from mteval.api import Campaign, Score
@@ -64,6 +69,7 @@ def add_parser(commands: Any) -> None:
                         help="text output: then jiwer's alignment (visualize_alignment) of each system with each "
                         "reference, of words (default) or characters")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars (shown only on a terminal)")
+    score_stats.add_arguments(parser)
 
 
 def default_metrics(language: str) -> str:
@@ -92,21 +98,43 @@ def run(args: argparse.Namespace) -> int:
 
         raise ConfigError(f"--align prints text; it cannot be combined with -f {args.format}")
     systems = _systems(args.inputs)
+    score_stats.check(args, len(systems))
     references = [Path(ref) for ref in args.refs]
     metrics = args.metrics or default_metrics(args.language)
     with api.scored(systems, references, metrics, case=args.case, language=args.language,
                     cache=args.cache, jobs=None) as campaign:
         scores = {s: {m: campaign.score(m, s) for m in campaign.metrics} for s in campaign.systems}
-        if args.format == "text":
-            write_text(campaign, scores, args.segments, sys.stdout)
+        if score_stats.paired(args):
+            _write_comparisons(campaign, scores, args)
+        elif args.format == "text":
+            write_text(campaign, scores, args.segments, sys.stdout, score_stats.intervals(campaign, args))
             if args.align:
                 write_alignments(campaign, args.align == "chars", args.case == "ci", sys.stdout)
         else:
-            from mteval.cli import output
-
-            write = output.write_tsv if args.format == "tsv" else output.write_json
-            write(records(campaign, scores, args.segments), sys.stdout)
+            _write_records(records(campaign, scores, args.segments, score_stats.intervals(campaign, args)),
+                           args.format)
     return 0
+
+
+def _write_records(found: list[dict[str, Any]], form: str) -> None:
+    """-f tsv or json."""
+    from mteval.cli import output
+
+    (output.write_tsv if form == "tsv" else output.write_json)(found, sys.stdout)
+
+
+def _write_comparisons(campaign: Campaign, scores: dict[str, dict[str, Score]], args: argparse.Namespace) -> None:
+    """--paired-bs / --paired-ar: iqeval -compare's view (text, then the signatures) or records."""
+    found = score_stats.comparisons(campaign, args)
+    if args.format != "text":
+        _write_records(found, args.format)
+        return
+    from mteval.cli import compare_view
+
+    compare_view.write_comparisons(found, sys.stdout)
+    _write_signatures(scores, sys.stdout)
+    if args.align:
+        write_alignments(campaign, args.align == "chars", args.case == "ci", sys.stdout)
 
 
 def _systems(inputs: list[str] | None) -> dict[str, Any]:
@@ -133,21 +161,29 @@ def _stdin() -> list[str]:
     return decode_lines(data, STDIN)
 
 
-def write_text(campaign: Campaign, scores: dict[str, dict[str, Score]], segments: bool, out: TextIO) -> None:
-    """A line per system (named when there are several) and metric, the segments' lines after it
-    with ``segments``, then a ``METRIC|SIGNATURE`` line per metric."""
-    several = len(scores) > 1
+def write_text(campaign: Campaign, scores: dict[str, dict[str, Score]], segments: bool, out: TextIO,
+               intervals: dict[tuple[str, str], dict[str, Any]] | None = None) -> None:
+    """A line per system (named when there are several) and metric (with its interval, from
+    ``intervals``), the segments' lines after it with ``segments``, then a ``METRIC|SIGNATURE``
+    line per metric."""
+    several, intervals = len(scores) > 1, intervals or {}
     rows = []
     for system, per_metric in scores.items():
         head = [campaign.label(system)] if several else []
         for metric, found in per_metric.items():
-            rows.append([*head, metric, *(["corpus"] if segments else []), _number(found.score)])
+            shown = _number(found.score) + score_stats.interval_text(intervals.get((system, metric)))
+            rows.append([*head, metric, *(["corpus"] if segments else []), shown])
             if segments:
                 rows += [[*head, metric, str(k), _number(v)] for k, v in enumerate(found.segments, start=1)]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     for row in rows:
         cells = zip(row, widths, strict=False)  # the last cell is written as it is
         out.write("  ".join(cell.ljust(width) for cell, width in cells) + "  " + row[-1] + "\n")
+    _write_signatures(scores, out)
+
+
+def _write_signatures(scores: dict[str, dict[str, Score]], out: TextIO) -> None:
+    """A ``METRIC|SIGNATURE`` line per metric."""
     for metric, found in next(iter(scores.values())).items():
         out.write(f"{metric}|{found.signature}\n")
 
@@ -170,14 +206,19 @@ def _number(value: float) -> str:
     return f"{value:.4f}"
 
 
-def records(campaign: Campaign, scores: dict[str, dict[str, Score]], segments: bool) -> list[dict[str, Any]]:
+def records(campaign: Campaign, scores: dict[str, dict[str, Score]], segments: bool,
+            intervals: dict[tuple[str, str], dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """iqeval's -doOQ records (sys, then seg with ``segments``), each system as given (its file or
-    ``<stdin>``), the references as given joined with ``+``, the signature on the sys records."""
+    ``<stdin>``), the references as given joined with ``+``, the signature on the sys records (and
+    with ``intervals`` the bootstrap ``mean``, ``ci_low``, ``ci_high``, ``resamples`` and ``seed``)."""
     chosen = list(campaign.metrics)  # not other metrics a kept --cache may hold
     found = campaign.scores("sys", metrics=chosen) + (campaign.scores("seg", metrics=chosen) if segments else [])
     refset = "+".join(campaign.label(r) for r in campaign.references)
     out = []
     for record in found:
         extra = {"signature": scores[record["target"]][record["metric"]].signature} if record["level"] == "sys" else {}
+        interval = (intervals or {}).get((record["target"], record["metric"])) if record["level"] == "sys" else None
+        if interval is not None:
+            extra.update({k: interval[k] for k in ("mean", "ci_low", "ci_high", "resamples", "seed")})
         out.append({**record, "target": campaign.label(record["target"]), "refset": refset, **extra})
     return out

@@ -187,6 +187,18 @@ class Campaign:
 
         return self._records(sel, run)
 
+    def confidence(self, *, metrics: Names = None, systems: Names = None, references: Names = None,
+                   segments: str | Sequence[int] | None = None, resamples: int = 1000, seed: int = 12345,
+                   alpha: float = 0.05) -> list[Record]:
+        """Each system's bootstrap interval, alone (sacreBLEU's ``--confidence``; ``mteval score
+        --confidence``): a record per metric and system with ``score``, ``mean``, ``ci_low``,
+        ``ci_high`` (:mod:`mteval.evaluate.confidence`); to compare systems, use :meth:`compare`."""
+        from mteval.evaluate.confidence import confidence_records
+
+        sel = self.selection("sys", metrics, systems, references, segments)
+        return self._records(sel, lambda: confidence_records(self.experiment, self.cache, sel, self.texts, resamples,
+                                                             seed, alpha))
+
     def _records(self, sel: Selection, make: Callable[[], list[Record]]) -> list[Record]:
         """The records ``make`` gives, without the text views' private keys; a stale file read on
         the way is refused in one error naming every stale file of the selection (as iqeval)."""

@@ -482,6 +482,31 @@ def paired_bootstrap(metrics: Mapping[str, MetricInput], systems: Sequence[str],
             for name, metric in metrics.items()}
 
 
+def system_intervals(metrics: Mapping[str, MetricInput], systems: Sequence[str], n: int = BS_RESAMPLES,
+                     seed: int = DEFAULT_SEED, alpha: float = 0.05) -> dict[str, list[SystemResult]]:
+    """Each system's score, bootstrap mean and ``1 - alpha`` interval on ``n`` resamples of the
+    segments, one system at a time (sacreBLEU's ``--confidence``: ``corpus_score(n_bootstrap=n)``,
+    Koehn 2004): metric name -> one :class:`SystemResult` per system. The resamples are those of
+    :func:`paired_bootstrap` (the same seed draws the same segments), so the figures are its
+    ``results()``; one system is enough."""
+    settings = Settings(n, seed, alpha)
+    if not systems or len(set(systems)) != len(systems):
+        raise ConfigError(f"system names must be given and distinct: {quote(list(systems))}")
+    for name, metric in metrics.items():
+        if metric.stats.shape[0] != len(systems):
+            raise InputError(f"{quote(name)}: scores of {metric.stats.shape[0]} systems, expected {len(systems)}")
+        if metric.stats.shape[1] == 0:
+            raise InputError("no segments to resample")
+    draws = bootstrap_scores(metrics, int(settings.n), int(settings.seed))
+    out = {}
+    for name, metric in metrics.items():
+        low, high = order_interval(draws[name], settings.alpha)
+        rows = zip(systems, _full_scores(metric), draws[name].mean(axis=1), low, high, strict=True)
+        out[name] = [SystemResult(system, float(score), float(mean), float(lo), float(hi))
+                     for system, score, mean, lo, hi in rows]
+    return out
+
+
 def _pairs(n_systems: int) -> np.ndarray:
     """Every unordered pair ``(i, j)``, ``i < j``: shape (P, 2)."""
     rows, cols = np.triu_indices(n_systems, k=1)
