@@ -199,3 +199,17 @@ def test_japanese_defaults_need_mecab(tmp_path: Path) -> None:
                            "metrics with -m (chrF needs nothing)\n")
     chosen = score("-r", str(tmp_path / "ref.ja"), "-i", str(tmp_path / "ref.ja"), "-l", "ja", "-m", "chrF")
     assert chosen.returncode == 0
+
+
+def test_score_only_and_width() -> None:
+    """-b prints the numbers alone, a line each (sacreBLEU's -b); -w sets the decimals of the text view."""
+    full = score("-r", str(REF_A), "-i", str(UEDIN), str(ONLINE_W), "-m", "BLEU,chrF", "-w", "6")
+    assert full.returncode == 0, full.stderr
+    values = [line.split()[-1] for line in full.stdout.splitlines()[:4]]
+    assert all(len(v.split(".")[1]) == 6 for v in values)
+    only = score("-r", str(REF_A), "-i", str(UEDIN), str(ONLINE_W), "-m", "BLEU,chrF", "-w", "6", "-b")
+    assert only.returncode == 0 and only.stdout.splitlines() == values  # UEdin's BLEU, chrF, then Online-W's
+    for bad, message in ((("-b", "-f", "tsv"), "-b prints text; it cannot be combined with -f tsv"),
+                         (("-w", "17"), "-w 17: the number of decimals is 0 to 16")):
+        done = score("-r", str(REF_A), "-i", str(UEDIN), *bad)
+        assert done.returncode == 2 and done.stderr == f"mteval: error: {message}\n"

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -68,6 +69,11 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--align", nargs="?", const="words", choices=("words", "chars"),
                         help="text output: then jiwer's alignment (visualize_alignment) of each system with each "
                         "reference, of words (default) or characters")
+    parser.add_argument("-w", "--width", type=int, default=4, metavar="N",
+                        help="text output: decimals of the scores (4; -f tsv and json give full precision)")
+    parser.add_argument("-b", "--score-only", action="store_true",
+                        help="text output: the scores alone, one a line (system by system, metric by metric), no "
+                        "names and no signatures (sacreBLEU's -b)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars (shown only on a terminal)")
     score_stats.add_arguments(parser)
 
@@ -93,10 +99,7 @@ def run(args: argparse.Namespace) -> int:
     from mteval import api, progress
 
     progress.set_quiet(args.quiet)
-    if args.align and args.format != "text":
-        from mteval.errors import ConfigError
-
-        raise ConfigError(f"--align prints text; it cannot be combined with -f {args.format}")
+    _check_text_options(args)
     systems = _systems(args.inputs)
     score_stats.check(args, len(systems))
     references = [Path(ref) for ref in args.refs]
@@ -107,13 +110,28 @@ def run(args: argparse.Namespace) -> int:
         if score_stats.paired(args):
             _write_comparisons(campaign, scores, args)
         elif args.format == "text":
-            write_text(campaign, scores, args.segments, sys.stdout, score_stats.intervals(campaign, args))
+            view = TextView(args.width, args.score_only, score_stats.intervals(campaign, args))
+            write_text(campaign, scores, args.segments, sys.stdout, view)
             if args.align:
                 write_alignments(campaign, args.align == "chars", args.case == "ci", sys.stdout)
         else:
             _write_records(records(campaign, scores, args.segments, score_stats.intervals(campaign, args)),
                            args.format)
     return 0
+
+
+def _check_text_options(args: argparse.Namespace) -> None:
+    """Options of the text output: refused in one line with another format (or -b with --align, --paired-*)."""
+    from mteval.errors import ConfigError
+
+    text_only = [name for name, given in (("--align", args.align), ("-b", args.score_only)) if given]
+    if text_only and args.format != "text":
+        raise ConfigError(f"{text_only[0]} prints text; it cannot be combined with -f {args.format}")
+    if args.score_only and (args.align or score_stats.paired(args)):
+        raise ConfigError(f"-b prints the scores alone; it cannot be combined with "
+                          f"{'--align' if args.align else '--paired-' + str(score_stats.paired(args))}")
+    if not 0 <= args.width <= 16:
+        raise ConfigError(f"-w {args.width}: the number of decimals is 0 to 16")
 
 
 def _write_records(found: list[dict[str, Any]], form: str) -> None:
@@ -161,20 +179,36 @@ def _stdin() -> list[str]:
     return decode_lines(data, STDIN)
 
 
+@dataclass(frozen=True)
+class TextView:
+    """How the text output shows scores: ``width`` decimals (-w), the numbers only (-b), intervals
+    (--confidence: (system, metric) -> its record)."""
+
+    width: int = 4
+    score_only: bool = False
+    intervals: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+
+    def number(self, value: float) -> str:
+        return f"{value:.{self.width}f}"
+
+
 def write_text(campaign: Campaign, scores: dict[str, dict[str, Score]], segments: bool, out: TextIO,
-               intervals: dict[tuple[str, str], dict[str, Any]] | None = None) -> None:
-    """A line per system (named when there are several) and metric (with its interval, from
-    ``intervals``), the segments' lines after it with ``segments``, then a ``METRIC|SIGNATURE``
-    line per metric."""
-    several, intervals = len(scores) > 1, intervals or {}
+               view: TextView | None = None) -> None:
+    """A line per system (named when there are several) and metric (with its interval), the
+    segments' lines after it with ``segments``, then a ``METRIC|SIGNATURE`` line per metric; with
+    ``view.score_only`` the numbers alone, a line each (sacreBLEU's -b)."""
+    view, several = view or TextView(), len(scores) > 1
     rows = []
     for system, per_metric in scores.items():
         head = [campaign.label(system)] if several else []
         for metric, found in per_metric.items():
-            shown = _number(found.score) + score_stats.interval_text(intervals.get((system, metric)))
-            rows.append([*head, metric, *(["corpus"] if segments else []), shown])
+            interval = score_stats.interval_text(view.intervals.get((system, metric)), view.width)
+            rows.append([*head, metric, *(["corpus"] if segments else []), view.number(found.score) + interval])
             if segments:
-                rows += [[*head, metric, str(k), _number(v)] for k, v in enumerate(found.segments, start=1)]
+                rows += [[*head, metric, str(k), view.number(v)] for k, v in enumerate(found.segments, start=1)]
+    if view.score_only:
+        out.write("".join(row[-1] + "\n" for row in rows))
+        return
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     for row in rows:
         cells = zip(row, widths, strict=False)  # the last cell is written as it is
@@ -200,10 +234,6 @@ def write_alignments(campaign: Campaign, chars: bool, lower: bool, out: TextIO) 
             unit = "characters" if chars else "words"
             out.write(f"\n=== {campaign.label(system)} vs {campaign.label(reference)} ({unit}) ===\n\n")
             out.write(visualize(process(references, hypotheses, chars=chars, lower=lower)))
-
-
-def _number(value: float) -> str:
-    return f"{value:.4f}"
 
 
 def records(campaign: Campaign, scores: dict[str, dict[str, Score]], segments: bool,

@@ -73,11 +73,11 @@ def intervals(campaign: Campaign, args: argparse.Namespace) -> dict[tuple[str, s
     return {(r["target"], r["metric"]): r for r in found}
 
 
-def interval_text(record: Record | None) -> str:
-    """`` (μ = MEAN ± HALF)`` after a score, as sacreBLEU prints it ("" without)."""
+def interval_text(record: Record | None, width: int = 4) -> str:
+    """`` (μ = MEAN ± HALF)`` after a score, ``width`` decimals, as sacreBLEU prints it ("" without)."""
     if record is None:
         return ""
-    return f" (μ = {record['mean']:.4f} ± {0.5 * (record['ci_high'] - record['ci_low']):.4f})"
+    return f" (μ = {record['mean']:.{width}f} ± {0.5 * (record['ci_high'] - record['ci_low']):.{width}f})"
 
 
 def comparisons(campaign: Campaign, args: argparse.Namespace) -> list[Record]:
