@@ -30,6 +30,8 @@ UEDIN, REF_A = lines(ENDE / "sys" / "UEdin.de"), lines(ENDE / "refs" / "A.de")
     (UEDIN[:29] + UEDIN[30:] + [""], [(29, 98, 1)]),  # line 30 lost, a blank one added at the end
     (UEDIN[:29] + [""] + UEDIN[29:-1], [(30, 99, -1)]),  # a blank line added at 30, the last lost
     (UEDIN[:29] + UEDIN[30:60] + [""] + UEDIN[60:], [(29, 58, 1)]),  # lost at 30, added at 60
+    (UEDIN[:29] + UEDIN[31:] + ["", ""], [(29, 97, 2)]),  # lines 30 and 31 lost: two lines off
+    (UEDIN[:29] + [""] * 3 + UEDIN[29:-3], [(32, 99, -3)]),  # three blank lines added at 30
     (UEDIN, []),
 ])
 def test_runs_of_shifted_lines(system: list[str], runs: list[tuple[int, int, int]]) -> None:
@@ -107,3 +109,18 @@ def test_no_other_real_text_is_shifted() -> None:
                     if shifted_runs(fits(segments, lines(ref))):
                         found.add((folder, ref.name if path.parent.name == "sys" else f"{path.name}~{ref.name}"))
     assert found == {("wmt21-enru", "B.ru"), ("wmt21-enru", "A.ru~B.ru"), ("wmt21-enru", "B.ru~A.ru")}
+
+
+def test_shifted_by_more_than_one_line() -> None:
+    """Two lines lost: the warning says which line fits (two after) and that lines were lost; a
+    reference two lines off is named, its lines given, as the systems tell."""
+    shifted = text("S", UEDIN[:29] + UEDIN[31:] + ["", ""])
+    found = shift_warnings([(shifted, [text("A", REF_A)])], [text("A", REF_A)])
+    assert found == ["system S (S.txt): lines 30-98 are closer to reference A's line 2 after than to their own: lines "
+                     "lost or added there, in the system or the reference, shift the lines after it, which then score "
+                     "about 0; check both files"]
+    references = [text("A", REF_A), text("B", ["", ""] + REF_A[:-2])]
+    witnessed = shift_warnings([(text(name, lines(ENDE / "sys" / f"{name}.de")), references) for name in SYSTEMS],
+                               references)
+    assert len(witnessed) == 1 and witnessed[0].startswith("reference B (B.txt): lines 3-")
+    assert "are shifted by 2 lines against reference A and 6 of 6 systems (lines lost or added)" in witnessed[0]

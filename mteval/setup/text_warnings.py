@@ -24,9 +24,10 @@ from mteval.experiment.texts import LoadedTexts
 from mteval.metrics import registry
 from mteval.metrics.base import MetricFamily
 from mteval.setup.copies import copy_warnings, source_copy_warnings
+from mteval.setup.line_overlap import LineFits
 from mteval.setup.preparation import preparation_warnings
 from mteval.setup.scripts import ascii_tokenizer_warnings, english_only_warnings, unspaced_script_warnings
-from mteval.setup.shifted import LineFits, shift_warnings
+from mteval.setup.shifted import shift_warnings
 from mteval.setup.unrelated import unrelated_warnings
 
 Variant = tuple[MetricFamily, str]  # a family and a variant name as the user wrote it

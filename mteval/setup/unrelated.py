@@ -4,13 +4,13 @@ A system file of the right length but of another test set (last year's, another 
 from the same English source), in another order, or in another language, is scored without an
 error: about 0 everywhere, which reads as a bad system, not as a wrong file. Its lines share no
 more words with their own reference line than with any other line of the reference. Each line is
-compared (:func:`mteval.setup.shifted.features`: Jaccard of lower-cased words, or of characters for
+compared (:mod:`mteval.setup.line_overlap`: Jaccard of lower-cased words, or of characters for
 Chinese, Japanese, Thai) with the reference line at its place, and with the lines :data:`PROBES`
 of the file away (other documents); a text of at least :data:`MIN_LINES` lines whose own lines fit
 no better than those by :data:`MARGIN` on average is *unrelated*. One warning line per text,
 naming the scripts when they differ; the scores are computed as asked. A text shifted by a line
-(:mod:`mteval.setup.shifted`) fits one line before or after, so it is not unrelated (its lines must
-not fit better there by the shift check's margin, on average); an unrelated one is not looked at
+(:mod:`mteval.setup.shifted`) fits up to three lines before or after, so it is not unrelated (its
+lines must not fit better there by the shift check's margin, on average); an unrelated one is not looked at
 for shifts (random neighbours fit better here and there); one copying the source
 (:mod:`mteval.setup.copies`) gets that warning instead. References are checked against the first
 other reference; the systems tell which of two unrelated references is the odd one.
@@ -32,8 +32,9 @@ import numpy as np
 from mteval.io.corpus import Text
 from mteval.setup import shifted
 from mteval.setup.copies import COPY, equal_share
+from mteval.setup.line_overlap import OWN, LineFits, overlap
 from mteval.setup.scripts import letter_scripts, script_name
-from mteval.setup.shifted import SHOWN, LineFits, overlap
+from mteval.setup.shifted import SHOWN
 
 MIN_LINES = 20
 MARGIN = 0.01
@@ -42,30 +43,29 @@ PROBES = (1 / 3, 2 / 3)  # other lines: this share of the file away (wrapping ro
 
 @dataclass(frozen=True)
 class Fit:
-    """How well a text's lines fit a reference's (means over lines): at their place, one line before and
-    after it (a shifted text fits there), and elsewhere."""
+    """How well a text's lines fit a reference's (means over lines): at their place, at the best of
+    the places up to three lines before or after (a shifted text fits there), and elsewhere."""
 
     own: float
-    before: float
-    after: float
+    nearby: float
     elsewhere: float
 
     @property
     def unrelated(self) -> bool:
-        """Own lines fit no better than elsewhere, and neither do the neighbours by the shift check's margin."""
-        return self.own <= self.elsewhere + MARGIN and max(self.before, self.after) <= self.own + shifted.MARGIN
+        """Own lines fit no better than elsewhere, and nearby ones not better by the shift check's margin."""
+        return self.own <= self.elsewhere + MARGIN and self.nearby <= self.own + shifted.MARGIN
 
 
 def fit(lines: LineFits, text: Text, reference: Text) -> Fit | None:
     """:class:`Fit` of ``text`` against ``reference`` (None: fewer than :data:`MIN_LINES` lines)."""
-    hyp, ref = lines.features(text), lines.features(reference)
+    hyp, ref = lines.sets(text), lines.sets(reference)
     n = min(len(hyp), len(ref))
     if n < MIN_LINES:
         return None
-    before, own, after = lines(text, reference)[:, :n].mean(axis=1)  # the shift check's table
-    away = [int(n * share) for share in PROBES]
-    elsewhere = np.mean([overlap(hyp[i], ref[(i + k) % n]) for k in away for i in range(n)])
-    return Fit(float(own), float(before), float(after), float(elsewhere))
+    means = lines(text, reference)[:, :n].mean(axis=1)  # the shift check's table
+    rows = np.arange(n)
+    elsewhere = np.mean([overlap(hyp, ref, rows, (rows + int(n * share)) % n) for share in PROBES])
+    return Fit(float(means[OWN]), float(np.delete(means, OWN).max()), float(elsewhere))
 
 
 def unrelated_warnings(scored: Sequence[tuple[Text, Sequence[Text]]], references: Sequence[Text],
