@@ -11,6 +11,10 @@ named after the resource's SHA-256 and the Python version (marshal's format is P
 atomically; a file for an older resource is removed when its successor is written. The cache is
 an optimisation only: an unwritable folder, or a damaged or foreign file, means the resource is
 derived again as before (and the file rewritten when possible). ``MTEVAL_CACHE_DIR=off`` disables it.
+
+:func:`remembered` keeps results computed from users' texts the same way, under a digest of those
+texts and of the code (the warnings about texts: ``mteval.setup.text_warnings``), the most recently
+used few in a folder of their own.
 """
 
 from __future__ import annotations
@@ -54,21 +58,59 @@ def derived(name: str, source: Path, build: Callable[[], Any], kind: type = dict
     if folder is None:
         return build()
     path = folder / f"{name}-{_fingerprint(source)}-{_PYTHON}.marshal"
-    try:
-        found = marshal.loads(path.read_bytes())
-        if isinstance(found, kind):
-            return found
-    except FileNotFoundError:
-        pass
-    except (OSError, EOFError, ValueError, TypeError) as exc:  # damaged or foreign: derive it again
-        LOG.debug("user cache %s unreadable (%s); rebuilding it", path, exc)
+    found = _load(path, kind)
+    if found is not None:
+        return found
     value = build()
     _store(path, name, value)
     return value
 
 
-def _store(path: Path, name: str, value: Any) -> None:
-    """Write ``path`` atomically and remove the files an older resource left; errors only logged."""
+def remembered(name: str, key: str, build: Callable[[], Any], kind: type = list, keep: int = 64) -> Any:
+    """``build()``, from the cache when a previous run stored it under ``key`` (a digest of all that
+    ``build`` reads and of the code that does it): in the folder ``name``, which keeps the ``keep``
+    most recently used results."""
+    folder = cache_dir()
+    if folder is None:
+        return build()
+    path = folder / name / f"{key}-{_PYTHON}.marshal"
+    found = _load(path, kind)
+    if found is not None:
+        try:
+            os.utime(path)  # recently used
+        except OSError:
+            pass
+        return found
+    value = build()
+    if _write(path, value):
+        _keep_recent(path.parent, keep)
+    return value
+
+
+def _load(path: Path, kind: type) -> Any:
+    """The object stored at ``path`` when it is a ``kind``, else None (missing, damaged, foreign)."""
+    try:
+        found = marshal.loads(path.read_bytes())
+    except FileNotFoundError:
+        return None
+    except (OSError, EOFError, ValueError, TypeError) as exc:
+        LOG.debug("user cache %s unreadable (%s); rebuilding it", path, exc)
+        return None
+    return found if isinstance(found, kind) else None
+
+
+def _keep_recent(folder: Path, keep: int) -> None:
+    """Remove all but the ``keep`` most recently used files of ``folder``; errors ignored."""
+    try:
+        files = sorted(folder.glob("*.marshal"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in files[keep:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def _write(path: Path, value: Any) -> bool:
+    """Write ``path`` atomically; False (logged) when it cannot be."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -79,8 +121,19 @@ def _store(path: Path, name: str, value: Any) -> None:
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
+    except OSError as exc:
+        LOG.debug("user cache %s not written (%s)", path, exc)
+        return False
+    return True
+
+
+def _store(path: Path, name: str, value: Any) -> None:
+    """Write ``path`` atomically and remove the files an older resource left; errors only logged."""
+    if not _write(path, value):
+        return
+    try:
         for old in path.parent.glob(f"{name}-*-{_PYTHON}.marshal"):
             if old != path:
                 old.unlink(missing_ok=True)
     except OSError as exc:
-        LOG.debug("user cache %s not written (%s)", path, exc)
+        LOG.debug("user cache %s: older files not removed (%s)", path, exc)

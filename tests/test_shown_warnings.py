@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 import mteval
 from mteval.evaluate.selection import warnings_of
@@ -82,3 +83,30 @@ def test_shifted_reference_only_when_shown(tmp_path: Path) -> None:
     both = campaign.warnings()
     assert len(both) == 1 and both[0].startswith(f"reference B ({shifted}): lines 2-")
     assert campaign.warnings(references="A") == []
+
+
+def test_warnings_are_remembered_under_what_they_read(escaped: tuple[Path, Path, str], tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second time, the user cache answers (no check runs); another text, file name, setting or
+    selection is another key, computed afresh."""
+    from mteval.setup import text_warnings
+
+    monkeypatch.setenv("MTEVAL_CACHE_DIR", str(tmp_path / "user-cache"))
+    _, config, warning = escaped
+    campaign = mteval.load(config)
+    assert campaign.warnings() == [warning]
+    calls = []
+    real = text_warnings.text_warnings
+    monkeypatch.setattr(text_warnings, "text_warnings", lambda *args: calls.append(args) or real(*args))
+    assert campaign.warnings() == [warning] and calls == []  # remembered
+    assert campaign.warnings(systems="UEdin") == [] and len(calls) == 1  # another selection
+    unescaped = tmp_path / "T.de"
+    unescaped.write_text("\n".join(UEDIN) + "\n", encoding="utf-8")
+    moved = yaml.safe_load(config.read_text(encoding="utf-8"))
+    moved["systems"]["T"] = str(unescaped)
+    (tmp_path / "moved.yaml").write_text(yaml.safe_dump(moved), encoding="utf-8")
+    assert mteval.load(tmp_path / "moved.yaml").warnings() == [] and len(calls) == 2  # another text
+    moved["systems"]["T"] = str(config.parent / "T.de")
+    moved["case"] = "ci"
+    (tmp_path / "moved.yaml").write_text(yaml.safe_dump(moved), encoding="utf-8")
+    assert mteval.load(tmp_path / "moved.yaml").warnings() == [warning] and len(calls) == 3  # another setting

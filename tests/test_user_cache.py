@@ -75,3 +75,25 @@ def test_the_default_folder_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_pat
     assert user_cache.cache_dir() == tmp_path / "mteval"
     monkeypatch.delenv("XDG_CACHE_HOME")
     assert user_cache.cache_dir() == Path(os.path.expanduser("~")) / ".cache" / "mteval"
+
+
+def test_remembered_results_keep_the_most_recently_used(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``remembered``: one file per key, read back instead of built; the ``keep`` most recently used
+    stay; a damaged one is built again; disabled: built every time."""
+    builds = {key: Builds({"k": key}) for key in "abcd"}
+
+    def recall(key: str) -> object:
+        return user_cache.remembered("memo", key, builds[key], kind=dict, keep=2)
+
+    for key in "abc":
+        assert recall(key) == {"k": key}
+    assert sorted(p.name.split("-")[0] for p in (folder / "memo").glob("*.marshal")) == ["b", "c"]
+    os.utime(folder / "memo" / next(p.name for p in (folder / "memo").glob("b-*")), (1, 1))  # b: long unused
+    assert recall("c") == {"k": "c"} and builds["c"].calls == 1  # read back, and now the most recent
+    assert recall("d") == {"k": "d"}
+    assert sorted(p.name.split("-")[0] for p in (folder / "memo").glob("*.marshal")) == ["c", "d"]
+    (stored,) = (folder / "memo").glob("d-*.marshal")
+    stored.write_bytes(b"\xff\x00garbage")
+    assert recall("d") == {"k": "d"} and builds["d"].calls == 2
+    monkeypatch.setenv("MTEVAL_CACHE_DIR", "off")
+    assert recall("d") == {"k": "d"} and builds["d"].calls == 3

@@ -17,13 +17,7 @@ from mteval.experiment.hybrid_set import spec_of
 from mteval.experiment.sets import resolve, resolve_segments
 from mteval.experiment.spec import Experiment
 from mteval.experiment.texts import LoadedTexts
-from mteval.setup.text_warnings import (
-    family_warnings,
-    scored_systems,
-    shown_references,
-    shown_variants,
-    text_warnings,
-)
+from mteval.setup.text_warnings import scored_systems, shown_references, shown_variants, warnings_for
 from mteval.store.cache import ScoreCache, refset_name
 
 LEVELS = ("seg", "doc", "sys")
@@ -116,8 +110,8 @@ def warnings_of(experiment: Experiment, texts: LoadedTexts, sel: Selection) -> l
     said again wherever the scores are shown."""
     variants = shown_variants(sel.metrics, experiment.case_sensitive, experiment.language)
     scored = scored_systems(sel.systems, sel.references, texts)
-    return (family_warnings(variants, texts, experiment.language)
-            + text_warnings(scored, texts, experiment.case_sensitive, shown_references(sel.references, texts)))
+    return warnings_for(variants, scored, texts, experiment.language, experiment.case_sensitive,
+                        shown_references(sel.references, texts))
 
 
 def warn_about_texts(experiment: Experiment, texts: LoadedTexts, sel: Selection) -> list[str]:

@@ -147,6 +147,15 @@ def letter_count(codes: np.ndarray) -> int:
     return int(_letters_table()[codes[plane]].sum()) + sum(chr(c).isalpha() for c in codes[~plane])
 
 
+def letter_codes(codes: np.ndarray) -> np.ndarray:
+    """The code points (``uint32``) among these that are letters (``str.isalpha``), in order."""
+    plane = codes < 0x10000
+    letter = np.zeros(len(codes), dtype=bool)
+    letter[plane] = _letters_table()[codes[plane]]
+    letter[~plane] = [chr(c).isalpha() for c in codes[~plane]]
+    return codes[letter]
+
+
 @cache
 def _letters_table() -> np.ndarray:
     """Whether each code point of the Basic Multilingual Plane is a letter."""

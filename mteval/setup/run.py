@@ -45,7 +45,7 @@ from mteval.setup.annotation import AnnotationProvider
 from mteval.setup.expected import Expected
 from mteval.setup.limits import check_segment_lengths
 from mteval.setup.scripts import check_reference_scripts
-from mteval.setup.text_warnings import family_warnings, text_warnings
+from mteval.setup.text_warnings import warnings_for
 from mteval.store.cache import ScoreCache, refset_name
 from mteval.store.lock import exclusive
 
@@ -322,8 +322,8 @@ def _warn_about_texts(planned: list[Planned], texts: LoadedTexts, experiment: Ex
     """Log one line for each thing these texts will make the computed metrics get wrong: families that
     will make little of them, texts that are not what they should be (:mod:`mteval.setup.text_warnings`)."""
     variants = [(plan.family, name) for plan in planned for _, names in plan.todo for name in names]
-    found = (family_warnings(variants, texts, experiment.language)
-             + text_warnings(_scored_against(planned, texts), texts, experiment.case_sensitive))
+    found = warnings_for(variants, _scored_against(planned, texts), texts, experiment.language,
+                         experiment.case_sensitive)
     for warning in found:
         LOG.warning(warning)
 

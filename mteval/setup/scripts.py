@@ -30,7 +30,7 @@ from mteval.io.corpus import Text
 from mteval.metrics.base import MetricFamily
 from mteval.metrics.stemmers import base_language, stemmer_description
 from mteval.setup.limits import line_of
-from mteval.setup.preparation import letter_count
+from mteval.setup.preparation import letter_codes, letter_count
 
 MIN_LETTERS = 50  # fewer letters say too little (a test set of numbers, names)
 MIN_SHARE = 0.5  # of a reference's letters, in the language's script
@@ -100,8 +100,11 @@ def ascii_tokenizer_warnings(families: Iterable[str], texts: LoadedTexts, langua
         return []
     counts: Counter[str] = Counter()
     for text in texts.references.values():
-        counts.update("ascii" if char.isascii() else script_of(char) for segment in text.segments
-                      for char in segment if char.isalpha())
+        letters = letter_codes(np.frombuffer("".join(text.segments).encode("utf-32-le"), dtype=np.uint32))
+        others, times = np.unique(letters[letters >= 0x80], return_counts=True)
+        counts["ascii"] += int(np.count_nonzero(letters < 0x80))
+        for code, n in zip(others.tolist(), times.tolist(), strict=True):
+            counts[script_of(chr(code))] += n
     total = sum(counts.values())
     outside = total - counts["ascii"]
     if not total or outside <= MAX_DROPPED * total:
