@@ -4,10 +4,11 @@ measure of the checks that a text's lines are the reference's (:mod:`mteval.setu
 :mod:`mteval.setup.unrelated`): a translation shares far more of them with its own reference line
 than with any other.
 
-Each text is read once into a binary line x vocabulary matrix (scipy's CSR, one vocabulary for all
-the texts of a check), so that a whole column of overlaps (every line against the line ``k`` further,
-or against any other line) is a few sparse operations; the values are exactly ``len(a & b) /
-len(a | b)`` of the line sets (0 when either is empty).
+Each text is read once into the vocabulary ids of its lines' sets (one vocabulary for all the texts
+of a check), flat, so that a whole column of overlaps (every line against the line ``k`` further, or
+against any other line) is one sort of numpy integers: a unit of a line pair found twice is in both
+lines. The values are exactly ``len(a & b) / len(a | b)`` of the line sets (0 when either is empty).
+Numpy only: a lexical run imports nothing heavier (``tests/test_lazy_imports.py``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import sparse
 
 from mteval.io.corpus import Text
 
@@ -34,13 +34,20 @@ def features(line: str) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class LineSets:
-    """A text's line :func:`features` as a binary line x vocabulary matrix, and each line's set size."""
+    """A text's line :func:`features` as vocabulary ids: line ``i``'s are ``ids[starts[i]:starts[i] + sizes[i]]``."""
 
-    matrix: sparse.csr_matrix
+    ids: np.ndarray
+    starts: np.ndarray
     sizes: np.ndarray
 
     def __len__(self) -> int:
         return len(self.sizes)
+
+    def gathered(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The ids of these lines, flat, and for each the position of its line in ``rows``."""
+        sizes = self.sizes[rows]
+        shift = self.starts[rows] - np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        return self.ids[np.repeat(shift, sizes) + np.arange(int(sizes.sum()))], np.repeat(np.arange(len(rows)), sizes)
 
 
 class LineFits:
@@ -64,12 +71,9 @@ class LineFits:
         units = [unit for found in sets for unit in found]
         new = set(units).difference(self.vocabulary)
         self.vocabulary.update(zip(new, range(len(self.vocabulary), len(self.vocabulary) + len(new)), strict=True))
-        columns = np.fromiter(map(self.vocabulary.__getitem__, units), dtype=np.int64, count=len(units))
+        ids = np.fromiter(map(self.vocabulary.__getitem__, units), dtype=np.int64, count=len(units))
         sizes = np.fromiter(map(len, sets), dtype=np.int64, count=len(sets))
-        indptr = np.concatenate([[0], np.cumsum(sizes)])
-        matrix = sparse.csr_matrix((np.ones(len(units), dtype=np.int64), columns, indptr),
-                                   shape=(len(lines), max(len(self.vocabulary), 1)))
-        return LineSets(matrix, sizes)
+        return LineSets(ids, np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64), sizes)
 
     def __call__(self, a: Text, b: Text, lines: range | None = None) -> np.ndarray:
         """:func:`table` of two texts (whole tables kept)."""
@@ -82,11 +86,11 @@ class LineFits:
 
 def overlap(a: LineSets, b: LineSets, rows_a: np.ndarray, rows_b: np.ndarray) -> np.ndarray:
     """The overlap of line ``rows_a[i]`` of ``a`` with line ``rows_b[i]`` of ``b``, for every ``i``."""
-    left, right = a.matrix[rows_a], b.matrix[rows_b]
-    width = max(left.shape[1], right.shape[1])  # the vocabulary grew between the two texts
-    left.resize((left.shape[0], width))
-    right.resize((right.shape[0], width))
-    inter = np.asarray(left.multiply(right).sum(axis=1)).ravel()
+    ids_a, pair_a = a.gathered(rows_a)
+    ids_b, pair_b = b.gathered(rows_b)
+    width = int(max(ids_a.max(initial=0), ids_b.max(initial=0))) + 1
+    keys = np.sort(np.concatenate([pair_a * width + ids_a, pair_b * width + ids_b]))
+    inter = np.bincount(keys[1:][keys[1:] == keys[:-1]] // width, minlength=len(rows_a))  # in both sets
     union = a.sizes[rows_a] + b.sizes[rows_b] - inter
     out = np.zeros(len(rows_a))
     both = (a.sizes[rows_a] > 0) & (b.sizes[rows_b] > 0)

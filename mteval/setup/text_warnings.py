@@ -7,7 +7,7 @@ callers in :mod:`mteval.evaluate`), so that a cached campaign shown later, in a 
 
 - a family that will make little of these texts (:func:`family_warnings`: an ASCII tokenizer on other
   letters, words between spaces in unsegmented Chinese or Thai, METEOR's English resources;
-  :mod:`mteval.setup.scripts`);
+  :mod:`mteval.setup.scripts`; references that are not in ``language:``, :mod:`mteval.setup.language_words`);
 - a text that is not what it should be (:func:`text_warnings`: a system tokenized, escaped or
   lower-cased otherwise than the references, :mod:`mteval.setup.preparation`; a text copying a
   reference it is scored against or the source, :mod:`mteval.setup.copies`; lines shifted,
@@ -32,6 +32,7 @@ from mteval.experiment.texts import LoadedTexts
 from mteval.metrics import registry
 from mteval.metrics.base import MetricFamily
 from mteval.setup.copies import copy_warnings, source_copy_warnings
+from mteval.setup.language_words import language_warnings
 from mteval.setup.line_overlap import LineFits
 from mteval.setup.preparation import preparation_warnings
 from mteval.setup.scripts import ascii_tokenizer_warnings, english_only_warnings, unspaced_script_warnings
@@ -69,9 +70,9 @@ def _digest(variants: list[Variant], scored: Mapping[str, Sequence[str]], texts:
 @cache
 def _code() -> bytes:
     """The source of the modules that make the warnings (a change to any of them is a new key)."""
-    from mteval.setup import copies, line_overlap, preparation, scripts, shifted, unrelated
+    from mteval.setup import copies, language_words, line_overlap, preparation, scripts, shifted, unrelated
 
-    modules = (sys.modules[__name__], copies, line_overlap, preparation, scripts, shifted, unrelated)
+    modules = (sys.modules[__name__], copies, language_words, line_overlap, preparation, scripts, shifted, unrelated)
     return b"".join(Path(module.__file__ or "").read_bytes() for module in modules)
 
 
@@ -83,8 +84,9 @@ def family_warnings(variants: Iterable[Variant], texts: LoadedTexts, language: s
     families = list(dict.fromkeys(family.family for family, _ in chosen.values()))
     ascii_lines = ascii_tokenizer_warnings(families, texts, language)
     warned = {line.split(":", 1)[0] for line in ascii_lines}
-    return ascii_lines + unspaced_script_warnings(chosen.values(), texts, warned) + english_only_warnings(families,
-                                                                                                           language)
+    by_language = [family.family for family, _ in chosen.values() if family.needs_annotation or family.by_language]
+    return (ascii_lines + unspaced_script_warnings(chosen.values(), texts, warned)
+            + language_warnings(by_language, texts, language) + english_only_warnings(families, language))
 
 
 def text_warnings(scored: Mapping[str, Sequence[str]], texts: LoadedTexts, case_sensitive: bool | None,
