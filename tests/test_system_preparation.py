@@ -5,6 +5,7 @@ gets one warning line; the scores are computed as asked."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -106,6 +107,19 @@ def test_a_lower_cased_system(case: bool | None, warned: bool) -> None:
         assert "0.0% of its letters are capitals, the references' " in lines[0] and "it looks lower-cased" in lines[0]
     assert preparation_warnings([text("S", ENGLISH)], [text("A", ENGLISH)], case) == []
     assert preparation_warnings([text("S", ENGLISH)], [text("A", [line.lower() for line in ENGLISH])], case) == []
+
+
+def test_a_decomposed_system() -> None:
+    """A system in Unicode NFD ('é' as 'e' + U+0301) against NFC references: one line; the same system
+    composed, or references as decomposed, none. Measured: WMT12 en-fr's uedin-wmt12 decomposed
+    (2,745 of 3,003 lines change) scores BLEU 0.1983 instead of 0.2802, chrF 51.02 instead of 56.33."""
+    decomposed = [unicodedata.normalize("NFD", line) for line in REF_DE]
+    (line,) = preparation_warnings([text("S", decomposed)], [text("A", REF_DE)])
+    changed = sum(a != b for a, b in zip(decomposed, REF_DE, strict=True))
+    assert line.startswith(f"system S (S.txt): {changed} of its 100 lines are not in Unicode's composed form (NFC")
+    assert preparation_warnings([text("S", REF_DE)], [text("A", REF_DE)]) == []
+    assert preparation_warnings([text("S", decomposed)], [text("A", decomposed)]) == []
+    assert Look.of(decomposed).decomposed == changed > 20 and Look.of(REF_DE).decomposed == 0
 
 
 def test_a_system_copying_a_reference() -> None:

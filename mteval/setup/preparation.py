@@ -16,6 +16,11 @@ well (old IWSLT, pre-tokenized corpora) is not warned about:
   &gt;`` only; the other metrics none. Real cases: WMT12's online-B in en-fr (2,067 of 3,003 lines,
   ``l&#39;amendement``), en-es and en-cs, WMT24's ONLINE-B en-cs (169 of 998).
 
+- a system is *decomposed* when :data:`ESCAPED` of its lines or more are not in Unicode's composed
+  form (NFC: ``é`` as ``e`` + U+0301, as macOS file names and some tools write it) and every
+  reference line is: no metric normalizes (nor do sacreBLEU and the reference tools), so every such
+  letter is a miss. No WMT text of ../shared is (one line of WMT24's IKUN-C en-cs is).
+
 - a system is *lower-cased* when at most :data:`LOWER_CASED` of the references' share of its
   letters are capitals, the references' share being at least :data:`MIN_CAPITALS` (over
   :data:`MIN_LETTERS` letters or more; a script without case has no capitals): the case-sensitive
@@ -28,6 +33,7 @@ asked. (Added 2026-11-28; no check changes a number.)
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import astuple, dataclass
@@ -58,6 +64,7 @@ class Look:
     lines: int
     letters: int = 0
     capitals: int = 0
+    decomposed: int = 0  # lines not in Unicode NFC
 
     @classmethod
     def of(cls, segments: Sequence[str]) -> Look:
@@ -69,7 +76,10 @@ class Look:
                 endings += 1
                 spaced += line.endswith(" .")
             escaped += "&" in line and _ESCAPE.search(line) is not None
-        return cls(endings, spaced, escaped, len(segments), *case_counts("\n".join(segments)))
+        text = "\n".join(segments)
+        decomposed = 0 if unicodedata.is_normalized("NFC", text) else sum(
+            not unicodedata.is_normalized("NFC", segment) for segment in segments)
+        return cls(endings, spaced, escaped, len(segments), *case_counts(text), decomposed)
 
     def __add__(self, other: Look) -> Look:
         return Look(*(a + b for a, b in zip(astuple(self), astuple(other), strict=True)))
@@ -115,6 +125,10 @@ def _problem(text: Text, refs: Look, case: bool) -> str | None:
         return (f"{system.escaped} of its {system.lines} lines hold HTML/XML escapes ({examples}) and no "
                 "reference line does: escaped text (a web API's, Moses's tokenizer's) scores lower; unescape it "
                 "(Python's html.unescape)")
+    if refs.decomposed == 0 and system.decomposed >= max(1, ESCAPED * system.lines):
+        return (f"{system.decomposed} of its {system.lines} lines are not in Unicode's composed form (NFC: 'é' "
+                "written as 'e' and a combining accent) and every reference line is: no metric normalizes, so each "
+                "such letter is a miss; normalize it (Python's unicodedata.normalize('NFC', line))")
     if case and system.lower_cased(refs):
         return (f"{100 * system.capitals / system.letters:.1f}% of its letters are capitals, the references' "
                 f"{100 * refs.capitals / refs.letters:.1f}%: it looks lower-cased, and case-sensitive metrics (BLEU, "
