@@ -77,7 +77,7 @@ def test_shifted_reference_only_when_shown(tmp_path: Path) -> None:
     """A reference shifted against the others is named where it is shown, not under -R without it."""
     ref_a = (ENDE / "refs" / "A.de").read_text(encoding="utf-8").splitlines()
     shifted = tmp_path / "B.de"
-    shifted.write_text("\n".join([""] + ref_a[:-1]) + "\n", encoding="utf-8")
+    shifted.write_text("\n".join(["Ein Satz, der nicht hierher gehört."] + ref_a[:-1]) + "\n", encoding="utf-8")
     config = ende_config(tmp_path, references={"A": str(ENDE / "refs" / "A.de"), "B": str(shifted)}, sets={})
     campaign = mteval.load(config)
     both = campaign.warnings()

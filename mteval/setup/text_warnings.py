@@ -10,7 +10,8 @@ callers in :mod:`mteval.evaluate`), so that a cached campaign shown later, in a 
   :mod:`mteval.setup.scripts`; references that are not in ``language:``, :mod:`mteval.setup.language_words`);
 - a text that is not what it should be (:func:`text_warnings`: a system tokenized, escaped or
   lower-cased otherwise than the references, :mod:`mteval.setup.preparation`; a text copying a
-  reference it is scored against or the source, :mod:`mteval.setup.copies`; lines shifted,
+  reference it is scored against or the source, :mod:`mteval.setup.copies`; empty lines where the source
+  has text, :mod:`mteval.setup.empty_lines`; lines shifted,
   :mod:`mteval.setup.shifted`, or not corresponding to the reference's at all, :mod:`mteval.setup.unrelated`).
 
 The scores are computed and shown as asked; these only say what will make them wrong. :func:`warnings_for`
@@ -32,6 +33,7 @@ from mteval.experiment.texts import LoadedTexts
 from mteval.metrics import registry
 from mteval.metrics.base import MetricFamily
 from mteval.setup.copies import copy_warnings, source_copy_warnings
+from mteval.setup.empty_lines import empty_line_warnings
 from mteval.setup.language_words import language_warnings
 from mteval.setup.line_overlap import LineFits
 from mteval.setup.preparation import preparation_warnings
@@ -70,9 +72,10 @@ def _digest(variants: list[Variant], scored: Mapping[str, Sequence[str]], texts:
 @cache
 def _code() -> bytes:
     """The source of the modules that make the warnings (a change to any of them is a new key)."""
-    from mteval.setup import copies, language_words, line_overlap, preparation, scripts, shifted, unrelated
+    from mteval.setup import copies, empty_lines, language_words, line_overlap, preparation, scripts, shifted, unrelated
 
-    modules = (sys.modules[__name__], copies, language_words, line_overlap, preparation, scripts, shifted, unrelated)
+    modules = (sys.modules[__name__], copies, empty_lines, language_words, line_overlap, preparation, scripts, shifted,
+               unrelated)
     return b"".join(Path(module.__file__ or "").read_bytes() for module in modules)
 
 
@@ -101,6 +104,7 @@ def text_warnings(scored: Mapping[str, Sequence[str]], texts: LoadedTexts, case_
     return (preparation_warnings(systems, list(texts.references.values()), case_sensitive) + copy_warnings(against)
             + source_copy_warnings([*(("reference", t) for t in shown), *(("system", t) for t in systems)],
                                    texts.source)
+            + empty_line_warnings(shown, [t for t in systems if id(t) not in flagged], texts.source)
             + shift_warnings(against, shown, lines, flagged) + unrelated)
 
 
