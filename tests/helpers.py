@@ -25,6 +25,18 @@ THAI = ["วันนี้อากาศดีมากเราจึงต�
         "รัฐบาลประกาศมาตรการใหม่เพื่อช่วยเหลือเกษตรกรที่ได้รับผลกระทบจากน้ำท่วม"]
 
 
+def file_lines(path: Path) -> list[str]:
+    """A UTF-8 text file's lines."""
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def in_memory(name: str, segments: Sequence[str]) -> Any:
+    """A :class:`mteval.io.corpus.Text` of these segments, one document, its file ``NAME.txt``."""
+    from mteval.io.corpus import DocumentIndex, Text
+
+    return Text(name, tuple(segments), DocumentIndex.single(len(segments)), f"{name}.txt")
+
+
 def ctrl_c_reaches() -> None:
     """A child's ``preexec_fn``: SIGINT at its default, as a terminal's command has it. A test suite
     started in the background by a non-interactive shell (``make test &`` in a script) inherits

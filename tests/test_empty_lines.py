@@ -7,18 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from mteval.io.corpus import DocumentIndex, Text
 from mteval.setup.empty_lines import empty_line_warnings, empty_where_source_is_not
 from tests.helpers import ENDE, ende_config, run
+from tests.helpers import in_memory as text
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 SOURCE = (ENDE / "src.en").read_text(encoding="utf-8").splitlines()
 REF_A = (ENDE / "refs" / "A.de").read_text(encoding="utf-8").splitlines()
 UEDIN = (ENDE / "sys" / "UEdin.de").read_text(encoding="utf-8").splitlines()
-
-
-def text(name: str, segments: list[str]) -> Text:
-    return Text(name, tuple(segments), DocumentIndex.single(len(segments)), f"{name}.txt")
 
 
 def blanked(lines: list[str], where: range) -> list[str]:

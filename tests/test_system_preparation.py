@@ -10,18 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from mteval.io.corpus import DocumentIndex, Text
+from mteval.io.corpus import Text
 from mteval.setup.copies import copy_warnings, source_copy_warnings
 from mteval.setup.preparation import SHOWN, Look, preparation_warnings
 from tests.helpers import ENDE, ende_config, run, setup_with_system
+from tests.helpers import in_memory as text
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 DETOKENIZED = [f"Sentence number {i} ends here." for i in range(20)]
 TOKENIZED = [f"Sentence number {i} ends here ." for i in range(20)]
-
-
-def text(name: str, lines: list[str]) -> Text:
-    return Text(name, tuple(lines), DocumentIndex.single(len(lines)), f"{name}.txt")
 
 
 def tokenize(line: str) -> str:

@@ -9,21 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from mteval.io.corpus import DocumentIndex, Text
-from mteval.setup.shifted import LineFits
+from mteval.setup.line_overlap import LineFits
 from mteval.setup.unrelated import MARGIN, MIN_LINES, fit, unrelated_warnings
 from tests.helpers import ENDE, RUEN, setup_with_system
+from tests.helpers import file_lines as lines
+from tests.helpers import in_memory as text
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 SYSTEMS = ("Facebook-AI", "HuaweiTSC", "NVIDIA-NeMo", "Online-W", "UEdin", "eTranslation")
-
-
-def lines(path: Path) -> list[str]:
-    return path.read_text(encoding="utf-8").splitlines()
-
-
-def text(name: str, segments: list[str]) -> Text:
-    return Text(name, tuple(segments), DocumentIndex.single(len(segments)), f"{name}.txt")
 
 
 UEDIN, REF_A = lines(ENDE / "sys" / "UEdin.de"), lines(ENDE / "refs" / "A.de")
