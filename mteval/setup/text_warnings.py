@@ -1,15 +1,15 @@
 """The one-line warnings about texts that the metrics would read wrongly, for whoever shows scores.
 
 ``iqsetup`` and ``mteval score`` give them for what they compute (:mod:`mteval.setup.run`); ``iqeval``,
-``mteval report`` and :meth:`mteval.Campaign.warnings` for what they show (:func:`selection_warnings`
-callers in :mod:`mteval.evaluate`), so that a cached campaign shown later, in a Makefile whose
+``mteval report`` and :meth:`mteval.Campaign.warnings` for what they show
+(:func:`mteval.evaluate.selection.warnings_of`), so that a cached campaign shown later, in a Makefile whose
 ``iqsetup`` log nobody read, is not shown silently. Two kinds (``docs/usage.md``):
 
 - a family that will make little of these texts (:func:`family_warnings`: an ASCII tokenizer on other
   letters, words between spaces in unsegmented Chinese or Thai, METEOR's English resources;
   :mod:`mteval.setup.scripts`; references that are not in ``language:``, :mod:`mteval.setup.language_words`);
-- a text that is not what it should be (:func:`text_warnings`: a system tokenized, escaped or
-  lower-cased otherwise than the references, :mod:`mteval.setup.preparation`; a text copying a
+- a text that is not what it should be (:func:`text_warnings`: a system tokenized, escaped,
+  lower-cased or decomposed (NFD) otherwise than the references, :mod:`mteval.setup.preparation`; a text copying a
   reference it is scored against or the source, :mod:`mteval.setup.copies`; empty lines where the source
   has text, :mod:`mteval.setup.empty_lines`; lines shifted,
   :mod:`mteval.setup.shifted`, or not corresponding to the reference's at all, :mod:`mteval.setup.unrelated`).
