@@ -72,10 +72,11 @@ def _digest(variants: list[Variant], scored: Mapping[str, Sequence[str]], texts:
 @cache
 def _code() -> bytes:
     """The source of the modules that make the warnings (a change to any of them is a new key)."""
+    from mteval.metrics import stemmers  # METEOR's warning names the language's stemmer
     from mteval.setup import copies, empty_lines, language_words, line_overlap, preparation, scripts, shifted, unrelated
 
     modules = (sys.modules[__name__], copies, empty_lines, language_words, line_overlap, preparation, scripts, shifted,
-               unrelated)
+               unrelated, stemmers)
     return b"".join(Path(module.__file__ or "").read_bytes() for module in modules)
 
 

@@ -10,8 +10,8 @@ of the file away (other documents); a text of at least :data:`MIN_LINES` lines w
 no better than those by :data:`MARGIN` on average is *unrelated*. One warning line per text,
 naming the scripts when they differ; the scores are computed as asked. A text shifted by a line
 (:mod:`mteval.setup.shifted`) fits up to three lines before or after, so it is not unrelated (its
-lines must not fit better there by the shift check's margin, on average); an unrelated one is not looked at
-for shifts (random neighbours fit better here and there); one copying the source
+lines must not fit better there by the shift check's margin, on average); an unrelated one is not
+looked at for shifts (random neighbours fit better here and there); one copying the source
 (:mod:`mteval.setup.copies`) gets that warning instead. References are checked against the first
 other reference; the systems tell which of two unrelated references is the odd one.
 
@@ -77,15 +77,18 @@ def unrelated_warnings(scored: Sequence[tuple[Text, Sequence[Text]]], references
     flagged: set[int] = set()
     for reference in references:
         other = next((r for r in references if r.name != reference.name), None)
-        if other is None or not _unrelated(lines, reference, other, source):
+        found_fit = _unrelated(lines, reference, other, source) if other is not None else None
+        if other is None or found_fit is None:
             continue
         odd = _odd_one(lines, reference, other, systems)
         flagged.update(id(t) for t in ((odd,) if odd is not None else (reference, other)))
         key = odd.name if odd is not None else " ".join(sorted((reference.name, other.name)))
         if key not in said:
             said.add(key)
-            bad = odd or reference
-            found.append(_line("reference", bad, other if bad is reference else reference, lines, odd is None))
+            bad, good = (odd, reference if odd is other else other) if odd is not None else (reference, other)
+            shown = found_fit if bad is reference else fit(lines, bad, good)
+            assert shown is not None  # both texts have MIN_LINES lines
+            found.append(_line("reference", bad, good, shown, odd is None))
     return found + _system_lines(scored, source, lines, flagged), flagged
 
 
@@ -94,13 +97,14 @@ def _system_lines(scored: Sequence[tuple[Text, Sequence[Text]]], source: Text | 
     """The systems unrelated to the first reference they are scored against (their ids added to
     ``flagged``): one line about a reference no system (of two or more) is related to, else one line
     per system (the first :data:`SHOWN`, then how many more)."""
-    by_reference: dict[str, tuple[Text, list[Text], list[Text]]] = {}
+    by_reference: dict[str, tuple[Text, list[Text], list[tuple[Text, Fit]]]] = {}
     for system, against in scored:
         if against:
             _, scored_here, unrelated = by_reference.setdefault(against[0].name, (against[0], [], []))
             scored_here.append(system)
-            if _unrelated(lines, system, against[0], source):
-                unrelated.append(system)
+            found_fit = _unrelated(lines, system, against[0], source)
+            if found_fit is not None:
+                unrelated.append((system, found_fit))
                 flagged.add(id(system))
     found = []
     for reference, scored_here, unrelated in by_reference.values():
@@ -110,32 +114,33 @@ def _system_lines(scored: Sequence[tuple[Text, Sequence[Text]]], source: Text | 
                          "reference of this test set, or its lines in another order? Every score against it is "
                          "about 0; check the file")
         else:
-            found += [_line("system", system, reference, lines, False) for system in unrelated]
+            found += [_line("system", system, reference, found_fit, False) for system, found_fit in unrelated]
     more = [f"and {len(found) - SHOWN} more unrelated systems"] if len(found) > SHOWN else []
     return found[:SHOWN] + more
 
 
-def _unrelated(lines: LineFits, text: Text, reference: Text, source: Text | None) -> bool:
-    """Whether ``text`` is unrelated to ``reference`` and not a copy of the source (said otherwise)."""
+def _unrelated(lines: LineFits, text: Text, reference: Text, source: Text | None) -> Fit | None:
+    """``text``'s :class:`Fit` when it is unrelated to ``reference`` and not a copy of the source
+    (said otherwise), else None."""
     found = fit(lines, text, reference)
-    return found is not None and found.unrelated and not (source is not None and equal_share(text, source) >= COPY)
+    if found is None or not found.unrelated or (source is not None and equal_share(text, source) >= COPY):
+        return None
+    return found
 
 
 def _odd_one(lines: LineFits, reference: Text, other: Text, systems: Sequence[Text]) -> Text | None:
     """Of two references unrelated to each other, the one fewer systems are related to (None: a tie)."""
-    related = {ref.name: sum(not _unrelated(lines, system, ref, None) for system in systems)
+    related = {ref.name: sum(_unrelated(lines, system, ref, None) is None for system in systems)
                for ref in (reference, other)}
     if related[reference.name] == related[other.name]:
         return None
     return reference if related[reference.name] < related[other.name] else other
 
 
-def _line(kind: str, text: Text, reference: Text, lines: LineFits, either: bool) -> str:
+def _line(kind: str, text: Text, reference: Text, found: Fit, either: bool) -> str:
     """The warning: the two fits, the scripts when they differ, what it may be."""
     if not any(segment.strip() for segment in text.segments):
         return f"{kind} {text.name} ({text.where}): every line is empty; every score of it is 0; check the file"
-    found = fit(lines, text, reference)
-    assert found is not None  # _unrelated said so
     ours, theirs = (letter_scripts(t.segments).most_common(1) for t in (text, reference))
     scripts = (f"; its letters are {script_name(ours[0][0])}, reference {reference.name}'s "
                f"{script_name(theirs[0][0])}" if ours and theirs and ours[0][0] != theirs[0][0] else "")
