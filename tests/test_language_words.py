@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 
 import mteval
-from mteval.setup.language_words import CHECKED, FUNCTION_WORDS, MAX_SHARE, shares
-from tests.helpers import ENDE, ende_config, run
+from mteval.experiment.texts import LoadedTexts
+from mteval.io.corpus import DocumentIndex
+from mteval.setup.language_words import CHECKED, FUNCTION_WORDS, MAX_SHARE, RIVAL, language_warnings, shares
+from tests.helpers import ENDE, ende_config, file_lines, in_memory, run
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 GERMAN = (ENDE / "refs" / "A.de").read_text(encoding="utf-8").splitlines()
@@ -67,3 +69,27 @@ def test_real_texts_are_their_language() -> None:
         if total >= 200:
             assert found[language] >= 2 * MAX_SHARE, language
             assert all(found[other] < MAX_SHARE for other in ("en", "de", "cs") if other != language), language
+            assert all(found[other] < found[language] / RIVAL for other in FUNCTION_WORDS if other != language)
+            assert all(_warned(lines, declared) for declared in CHECKED - {language}), language
+            assert not _warned(lines, language), language
+
+
+def _warned(lines: list[str], language: str) -> bool:
+    texts = LoadedTexts({"A": in_memory("A", lines)}, {}, None, DocumentIndex.single(len(lines)))
+    return bool(language_warnings(["METEOR"], texts, language))
+
+
+@pytest.mark.skipif(not (SHARED / "data").is_dir(), reason="needs ../shared/data (WMT12 en-es and en-fr)")
+def test_spanish_declared_french() -> None:
+    """WMT12's Spanish reference declared French passes MAX_SHARE (French function words make a fifth
+    of Spanish text) but Spanish ones are RIVAL times more: the line names Spanish; and the reverse."""
+    wmt12 = SHARED / "data" / "wmt12-enxx"
+    spanish, french = (file_lines(next((wmt12 / "refs").glob(f"*.{code}"))) for code in ("es", "fr"))
+    found, _ = shares(spanish)
+    assert MAX_SHARE < found["fr"] < found["es"] / RIVAL
+    texts = LoadedTexts({"A": in_memory("A", spanish)}, {}, None, DocumentIndex.single(len(spanish)))
+    (line,) = language_warnings(["METEOR", "DP"], texts, "fr")
+    assert line.startswith("METEOR, DP: the references' words look Spanish (")
+    assert line.endswith("but the experiment's language is fr, so these metrics' parser, stemmer or tokenizer read "
+                         "them as French; set language: es (docs/languages.md)")
+    assert _warned(french, "es") and not _warned(french, "fr") and not _warned(spanish, "es")
