@@ -104,6 +104,47 @@ def test_score_column_is_never_guessed(experiment: Path, tmp_path: Path, header:
     assert_user_error(iqeval(experiment, human), *fragments)
 
 
+@pytest.mark.parametrize(("header", "order"), [
+    ("system\tsegment\tscore", (0, 1, 2)),
+    ("system score segment", (0, 2, 1)),  # read by position before: scores and line numbers swapped
+    ("system\tmqm_avg_score\tseg_id", (0, 2, 1)),  # Google's published MQM files
+    ("seg_id\tSYSTEM\tscore", (1, 0, 2)),
+])
+def test_tsv_columns_are_named_by_the_header(experiment: Path, expected: dict[str, float], tmp_path: Path,
+                                             header: str, order: tuple[int, int, int]) -> None:
+    """The simple TSV's header says which column is which; Google's ``None`` (not rated) rows are no
+    judgement. The scores are made integers of 0-100 (as DA's raw scores), so that a swapped reading
+    would find line numbers among them."""
+    rows = [(s, seg, str(100 + round(float(score) * 4))) for s, seg, score in judgements()]  # 0-100
+    lines = [header] + ["\t".join((s, seg, score)[i] for i in _inverse(order)) for s, seg, score in rows]
+    lines += ["\t".join((s, str(n), "None")[i] for i in _inverse(order)) for s in SYSTEMS for n in (99, 100)]
+    human = tmp_path / "human.tsv"
+    human.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    plain = tmp_path / "plain.tsv"
+    plain.write_text("\n".join("\t".join(row) for row in rows) + "\n", encoding="utf-8")
+    for level in ("sys", "seg"):
+        assert pearson(iqeval(experiment, human, level)) == pearson(iqeval(experiment, plain, level))
+    assert pearson(iqeval(experiment, plain, "sys")) == pytest.approx(expected["sys"], abs=0.05)
+
+
+def _inverse(order: tuple[int, int, int]) -> list[int]:
+    """Which of (system, segment, score) goes in each column, given each one's column."""
+    return [order.index(column) for column in range(3)]
+
+
+@pytest.mark.parametrize(("text", "fragments"), [
+    ("system\tscore\tdocument\nUEdin\t1\t1\n", ("human.tsv:1:", "must name one segment column", "seg_id")),
+    ("system\tline\tsegment\nUEdin\t1\t1\n", ("human.tsv:1:", "must name one segment column")),
+    ("system\tline\tscore\tjudge\nUEdin\t1\t1\tJ\n", ("human.tsv:1:", "a header of 3 columns", "got 4")),
+    ("system\tline\tscore\nUEdin\t1\tNaN\n", ("human.tsv:2:", "score is 'NaN', not a finite number")),
+])
+def test_tsv_header_without_its_columns_is_refused(experiment: Path, tmp_path: Path, text: str,
+                                                  fragments: tuple[str, ...]) -> None:
+    human = tmp_path / "human.tsv"
+    human.write_text(text, encoding="utf-8")
+    assert_user_error(iqeval(experiment, human, "seg"), *fragments)
+
+
 @pytest.mark.parametrize(("text", "fragments"), [
     ("UEdin\t\u00b2\t1\n", ("human.tsv:1:", "segment id '²' is not a positive integer")),  # F10: isdigit, not int
     ("UEdin\t1\t0\nUEdin\t\u0663\t1\n", ("human.tsv:2:", "segment id '٣' is not a positive integer")),
@@ -203,3 +244,30 @@ def test_report_and_tune_read_judgements_the_same_way(experiment: Path, tmp_path
     errors = [line for line in tune.stderr.splitlines() if not line.startswith("mteval: warning:")]  # folds by line
     assert tune.returncode == 2 and "Traceback" not in tune.stderr and len(errors) == 1, tune.stderr
     assert errors[0].startswith("mteval: error: ") and "raw.csv:1:" in errors[0] and "'rawScore', 'zScore'" in errors[0]
+
+
+def test_unknown_systems_are_refused_or_skipped(experiment: Path, expected: dict[str, float], tmp_path: Path) -> None:
+    """A published file rates more systems than the experiment scores (Google's MQM files: ref-A,
+    metricsystem1-5): refused by default, naming the option; ``--unknown-systems skip`` leaves their
+    rows out with one warning line naming them, and the numbers are those of the file without them.
+    ``mteval report`` and the Python API take the same option."""
+    human = tmp_path / "human.tsv"
+    human.write_text(MQM.read_text(encoding="utf-8") + "Ghost\t1\t-3\nGhost\t2\t-1\nref-A\t1\t0\n", encoding="utf-8")
+    refused = iqeval(experiment, human)
+    assert_user_error(refused, "human.tsv:602:", "unknown system 'Ghost'", "--unknown-systems skip")
+    skipped = subprocess.run(["iqeval", "-assessments", str(human), "--unknown-systems", "skip", "-G", "sys", "--corr",
+                              "pearson", "--resamples", "20", "--tsv", str(experiment)],
+                             capture_output=True, text=True, timeout=120)
+    assert pearson(skipped) == pytest.approx(expected["sys"], abs=1e-12)
+    assert (f"iqeval: warning: {human}: the rows of 2 system(s) the experiment lacks are left out (--unknown-systems "
+            "skip): Ghost (2), ref-A (1)") in skipped.stderr.splitlines()
+    out = tmp_path / "report.html"
+    report = subprocess.run(["mteval", "report", str(experiment), "-assessments", str(human), "--unknown-systems",
+                             "skip", "-q", "--resamples", "20", "--trials", "20", "-o", str(out)],
+                            capture_output=True, text=True, timeout=300)
+    assert report.returncode == 0 and out.is_file(), report.stderr
+    assert "the rows of 2 system(s) the experiment lacks are left out" in report.stderr
+    import mteval
+
+    records = mteval.load(experiment).correlations(human, "sys", corr="pearson", resamples=20, unknown_systems="skip")
+    assert [r["score"] for r in records if r["metric"] == "BLEU"] == [pytest.approx(expected["sys"], abs=1e-12)]

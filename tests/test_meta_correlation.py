@@ -139,7 +139,7 @@ def test_tsv_reader(tmp_path):
 @pytest.mark.parametrize("text, problem", [
     ("A 1 0.5\nB 1 2\nA 1 1.5\n", r"human.tsv:3: duplicate judgement of 'A' segment 1 \(first at line 1\)"),
     ("A - 0.5\nA - 1.5\n", r"human.tsv:2: duplicate judgement of 'A' system-level score"),
-    ("A 1 0.5\nZ 2 1\n", r"human.tsv:2: unknown system 'Z' \(the experiment has: A, B\)"),
+    ("A 1 0.5\nZ 2 1\n", r"human.tsv:2: unknown system 'Z' \(the experiment has: A, B; --unknown-systems skip "),
     ("A 1 nan\n", r"human.tsv:1: score is 'nan', not a finite number"),
     ("A 1 inf\n", r"human.tsv:1: score is 'inf', not a finite number"),
     ("A 0 1\n", r"human.tsv:1: segment id '0' is not a positive integer"),

@@ -146,3 +146,14 @@ def device_option(value: str | None) -> str | None:
     from mteval.annotate.stanza_adapter import check_device
 
     return check_device(value, "option --device")
+
+
+def add_unknown_systems(parser: argparse.ArgumentParser) -> None:
+    """``--unknown-systems`` of -assessments (iqeval, mteval report): what to do with judgements of
+    systems the experiment lacks (:func:`mteval.evaluate.correlate.read_human`)."""
+    from mteval.io.assessments import UNKNOWN_SYSTEMS
+
+    parser.add_argument("--unknown-systems", default="refuse", choices=UNKNOWN_SYSTEMS,
+                        help="judgements of systems the experiment lacks (a published file rating more systems "
+                             "than you score): refuse (default: a misspelt name is an error) or skip them, "
+                             "naming them in one warning")

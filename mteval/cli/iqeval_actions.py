@@ -9,6 +9,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from mteval.cli.common import add_unknown_systems
 from mteval.errors import CacheError
 from mteval.evaluate import compare, correlate, outside_qarla, qarla
 from mteval.evaluate.selection import Selection
@@ -96,6 +97,7 @@ def add_assessment_arguments(parser: argparse.ArgumentParser) -> None:
                              "-compare: 12345)")
     parser.add_argument("--thresh", type=float, default=correlate.AssessOptions.thresh,
                         help="kendall-wmt20 human threshold")
+    add_unknown_systems(parser)
 
 
 def assessment_options(args: argparse.Namespace) -> correlate.AssessOptions:

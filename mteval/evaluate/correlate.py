@@ -49,7 +49,7 @@ import numpy as np
 from mteval.errors import ConfigError
 from mteval.evaluate.records import record as _record
 from mteval.evaluate.wmt12 import wants_wmt12, wmt12_records
-from mteval.io.assessments import Assessments, read_assessments
+from mteval.io.assessments import UNKNOWN_SYSTEMS, Assessments, read_assessments
 from mteval.meta.learn.model_file import in_sample_metrics
 from mteval.meta.stats import wmt_stats
 from mteval.meta.stats.correlation import STATISTICS, correlate, mean_removed, pearson
@@ -386,6 +386,7 @@ class AssessOptions:
     resamples: int = 1000
     seed: int | None = None
     thresh: float = 25.0
+    unknown_systems: str = "refuse"  # or "skip": rows of systems the experiment lacks are left out, with a warning
 
 
 def correlation_names(value: str) -> list[str]:
@@ -423,6 +424,21 @@ def _warn_in_sample(cache: Any, target: str, refset: str, metrics: Sequence[str]
                     "judgements are in-sample and optimistic (mteval tune's report has its test-fold values)")
 
 
+def read_human(assessments: str, texts: Any, unknown_systems: str = "refuse") -> Assessments:
+    """The judgements of ``assessments`` for the experiment's systems and references; with
+    ``unknown_systems="skip"`` the rows of other systems are left out and named in one warning."""
+    if unknown_systems not in UNKNOWN_SYSTEMS:
+        raise ConfigError(f"--unknown-systems {unknown_systems!r}: give {' or '.join(UNKNOWN_SYSTEMS)}")
+    human = read_assessments(assessments, len(texts), texts.documents, systems=[*texts.systems, *texts.references],
+                             skip_unknown=unknown_systems == "skip")
+    if human.skipped:
+        shown = ", ".join(f"{name} ({rows})" for name, rows in list(human.skipped.items())[:8])
+        more = f" and {len(human.skipped) - 8} more" if len(human.skipped) > 8 else ""
+        LOG.warning(f"{assessments}: the rows of {len(human.skipped)} system(s) the experiment lacks are left out "
+                    f"(--unknown-systems skip): {shown}{more}")
+    return human
+
+
 def assess(assessments: str, cache: Any, sel: Any, texts: Any, options: AssessOptions,
            language: str = "en") -> list[Record]:
     """iqeval -assessments FILE at -G seg or sys: correlations of the selected metrics with the human
@@ -435,8 +451,7 @@ def assess(assessments: str, cache: Any, sel: Any, texts: Any, options: AssessOp
         return wmt12_records(assessments, language, cache, sel, texts, options.resamples, seed,
                              options.significance)
     check_count(options.resamples, "--resamples")
-    human = read_assessments(assessments, len(texts), texts.documents,
-                             systems=[*texts.systems, *texts.references])
+    human = read_human(assessments, texts, options.unknown_systems)
     refset = refset_name(sel.references)
     scores = {m: {s: cache.load(s, refset, m, len(texts)) for s in sel.systems} for m in sel.metrics}
     _warn_in_sample(cache, sel.systems[0], refset, sel.metrics, assessments)

@@ -13,8 +13,14 @@ Two formats:
   document (1-based), or, when the ``documentId`` field is empty, is the global segment number. A
   line with neither document nor segment is a system-level judgement.
 * A simple TSV (tabs or spaces): ``system segment score`` with ``segment`` the 1-based line
-  number, or ``-`` for a system-level score; ``#`` lines and an optional ``system ...`` header
-  line are skipped.
+  number, or ``-`` for a system-level score; ``#`` lines are skipped. An optional header (the
+  first other line, naming a system column: :data:`SYSTEM_NAMES`) says which column is which, so
+  the columns may come in any order: the segment column is the one named in :data:`SEGMENT_NAMES`
+  (``segment``, ``seg_id``, ``line``...), the score the third, whatever its name. This reads
+  Google's published MQM files (``system mqm_avg_score seg_id``) as they are; before, a header was
+  skipped and the columns taken by position, so a file of integer scores in the order ``system
+  score segment`` (WMT DA's raw 0-100) was read with scores and line numbers swapped, silently. A
+  score ``None`` (Google's MQM files: not rated) is no judgement.
 
 The file is read once through :func:`mteval.io.plain.read_lines`: only a regular file (a FIFO,
 directory or device is refused before it is opened), UTF-8, a UTF-8 BOM at the start dropped (so
@@ -26,7 +32,8 @@ that is not a decimal number in ASCII digits (``1_0``, ``٣``) or not finite (Na
 beyond the test set, a judgement repeated (the same system and segment, and in the CSV the same
 judge: several judges of one segment are averaged, one judge twice is a duplicate), and, when the
 reader is given the experiment's names, a system that is neither one of its systems nor one of its
-references.
+references (with ``skip_unknown``, such rows are left out and counted instead: iqeval's
+``--unknown-systems skip``).
 
 System-level human scores are the mean of the system-level rows when there are any, otherwise
 the mean of the system's rated segment scores (Asiya's ``average_assessments_to_scores``).
@@ -36,7 +43,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -54,6 +61,7 @@ class Assessments:
     systems: tuple[str, ...]
     segments: np.ndarray
     system: dict[str, float]
+    skipped: dict[str, int] = field(default_factory=dict)  # unknown system -> its rows skipped (skip_unknown)
 
     def segment_scores(self, system: str) -> np.ndarray:
         """The segment scores of one system (all NaN for a system nobody rated)."""
@@ -66,10 +74,13 @@ class _Collector:
     """Accumulates (system, row) -> list of scores and system -> list of scores, refusing
     duplicate judgements and (with ``known``) unknown systems."""
 
-    def __init__(self, n_segments: int, path: Path, known: Collection[str] | None = None) -> None:
+    def __init__(self, n_segments: int, path: Path, known: Collection[str] | None = None,
+                 skip_unknown: bool = False) -> None:
         self.n_segments = n_segments
         self.path = path
         self.known = None if known is None else frozenset(known)
+        self.skip_unknown = skip_unknown
+        self.skipped: dict[str, int] = {}
         self.seg: dict[tuple[str, int], list[float]] = {}
         self.sys: dict[str, list[float]] = {}
         self.seen: dict[tuple[str, int | None, str], int] = {}
@@ -77,8 +88,12 @@ class _Collector:
     def add(self, system: str, row: int | None, score: float, line: int, judge: str = "") -> None:
         """Record one judgement (``row`` None = system level) read at ``line``."""
         if self.known is not None and system not in self.known:
+            if self.skip_unknown:
+                self.skipped[system] = self.skipped.get(system, 0) + 1
+                return
             shown = ", ".join(sorted(self.known)[:6]) + (", ..." if len(self.known) > 6 else "")
-            raise InputError(f"unknown system {quote(system)} (the experiment has: {shown})", self.path, line)
+            raise InputError(f"unknown system {quote(system)} (the experiment has: {shown}; "
+                             "--unknown-systems skip leaves out the rows of systems it lacks)", self.path, line)
         key = (system, row, judge)
         if key in self.seen:
             what = "system-level score" if row is None else f"segment {row + 1}"
@@ -103,7 +118,7 @@ class _Collector:
                 summary[system] = float(np.mean(self.sys[system]))
             elif not np.all(np.isnan(matrix[i])):
                 summary[system] = float(np.nanmean(matrix[i]))
-        return Assessments(systems, matrix, summary)
+        return Assessments(systems, matrix, summary, dict(sorted(self.skipped.items())))
 
 
 _DIGITS = re.compile(r"[0-9]+")  # ASCII only: str.isdigit() also takes '²', '٣', which int() refuses or reads
@@ -189,14 +204,13 @@ def _is_header(line: str) -> bool:
 def read_asiya_csv(path: str | Path, n_segments: int, documents: DocumentIndex | None = None,
                    systems: Collection[str] | None = None) -> Assessments:
     """Read Asiya's assessments CSV (see the module docstring)."""
-    return _parse_csv(read_lines(path), Path(path), n_segments, documents, systems)
+    return _parse_csv(read_lines(path), Path(path), n_segments, documents, _Collector(n_segments, Path(path), systems))
 
 
 def _parse_csv(lines: list[str], path: Path, n_segments: int, documents: DocumentIndex | None,
-               systems: Collection[str] | None) -> Assessments:
-    """Asiya's CSV from the file's lines."""
+               out: _Collector) -> Assessments:
+    """Asiya's CSV from the file's lines, into ``out``."""
     header: _Header | None = None
-    out = _Collector(n_segments, path, systems)
     for number, raw in enumerate(lines, start=1):
         line = raw.strip()
         if not line:
@@ -229,31 +243,66 @@ def _field(entry: list[str], at: int | None) -> str:
 
 def read_tsv(path: str | Path, n_segments: int, systems: Collection[str] | None = None) -> Assessments:
     """Read the simple ``system segment score`` format (see the module docstring)."""
-    return _parse_tsv(read_lines(path), Path(path), n_segments, systems)
+    return _parse_tsv(read_lines(path), Path(path), n_segments, _Collector(n_segments, Path(path), systems))
 
 
-def _parse_tsv(lines: list[str], path: Path, n_segments: int, systems: Collection[str] | None) -> Assessments:
-    """The ``system segment score`` format from the file's lines."""
-    out = _Collector(n_segments, path, systems)
+SYSTEM_NAMES = frozenset({"system", "sys", "systemid", "system_id", "system_name", "sysid"})
+SEGMENT_NAMES = frozenset({"segment", "seg", "seg_id", "segid", "segment_id", "segmentid", "line", "line_number",
+                           "lineno"})  # never WMT DA's "sid": not a line number (../shared/data/README.md)
+NOT_RATED = "None"  # Google's MQM files' score of an unrated segment
+UNKNOWN_SYSTEMS = ("refuse", "skip")  # what a reader given the experiment's names does with another system's rows
+
+
+def _tsv_columns(parts: list[str], path: Path, line: int) -> tuple[int, int, int] | None:
+    """Where a header line puts (system, segment, score); None when ``parts`` is no header."""
+    names = [part.lower() for part in parts]
+    if not any(name in SYSTEM_NAMES for name in names):
+        return None
+    if len(parts) != 3:
+        raise InputError(f"expected a header of 3 columns (system, segment, score), got {len(parts)}", path, line)
+    systems = [i for i, name in enumerate(names) if name in SYSTEM_NAMES]
+    segments = [i for i, name in enumerate(names) if name in SEGMENT_NAMES]
+    if len(systems) != 1 or len(segments) != 1:
+        what = "system" if len(systems) != 1 else "segment"
+        raise InputError(f"the header {quote(' '.join(parts), 60)} must name one {what} column "
+                         f"({', '.join(sorted(SYSTEM_NAMES if what == 'system' else SEGMENT_NAMES))})", path, line)
+    (score,) = {0, 1, 2} - {systems[0], segments[0]}
+    return systems[0], segments[0], score
+
+
+def _parse_tsv(lines: list[str], path: Path, n_segments: int, out: _Collector) -> Assessments:
+    """The ``system segment score`` format from the file's lines (columns named by a header), into ``out``."""
+    columns = (0, 1, 2)
+    first = True
     for number, raw in enumerate(lines, start=1):
         parts = raw.split()
-        if not parts or parts[0].startswith("#") or (number == 1 and parts[0].lower() == "system"):
+        if not parts or parts[0].startswith("#"):
             continue
+        if first:
+            first, header = False, _tsv_columns(parts, path, number)
+            if header is not None:
+                columns = header
+                continue
         if len(parts) != 3:
             raise InputError(f"expected 'system segment score', got {len(parts)} fields", path, number)
-        system, segment, score = parts
+        system, segment, score = (parts[i] for i in columns)
         row = None if segment == "-" else _segment_row(segment, n_segments, path, number)
+        if score == NOT_RATED:
+            continue
         out.add(system, row, _number(score, path, number), number)
     return out.build()
 
 
 def read_assessments(path: str | Path, n_segments: int, documents: DocumentIndex | None = None,
-                     systems: Collection[str] | None = None) -> Assessments:
+                     systems: Collection[str] | None = None, skip_unknown: bool = False) -> Assessments:
     """Read either format: Asiya's CSV when the first non-empty line is a ``#`` header with commas.
-    ``systems``: the names a judgement may rate (None: any). The file is read once, through
+    ``systems``: the names a judgement may rate (None: any); a row of another system is refused, or
+    with ``skip_unknown`` left out and counted in :attr:`Assessments.skipped` (a published file
+    rates systems whose outputs a user does not score). The file is read once, through
     :func:`mteval.io.plain.read_lines` (regular files only, UTF-8, a leading BOM dropped)."""
     lines = read_lines(path)
+    out = _Collector(n_segments, Path(path), systems, skip_unknown)
     first = next((line.strip() for line in lines if line.strip()), "")
     if first.startswith("#") and "," in first:
-        return _parse_csv(lines, Path(path), n_segments, documents, systems)
-    return _parse_tsv(lines, Path(path), n_segments, systems)
+        return _parse_csv(lines, Path(path), n_segments, documents, out)
+    return _parse_tsv(lines, Path(path), n_segments, out)

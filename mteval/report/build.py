@@ -13,14 +13,13 @@ import numpy as np
 
 from mteval import __version__, progress
 from mteval.errors import CacheError, ConfigError, quote
-from mteval.evaluate import compare
+from mteval.evaluate import compare, correlate
 from mteval.evaluate.campaign import Campaign
 from mteval.evaluate.outside_qarla import SubsetTexts
 from mteval.evaluate.selection import select, selected_files, warn_about_texts
 from mteval.experiment.spec import Experiment
 from mteval.experiment.texts import LoadedTexts
 from mteval.files import write_atomic
-from mteval.io.assessments import read_assessments
 from mteval.report import analysis, comparing, syntax
 from mteval.report.content import Report
 from mteval.report.data import RecordingCache, SystemScores, problem_lines, signatures_of, system_scores
@@ -52,6 +51,7 @@ class Options:
     ties: str = "sacrebleu"
     pair: str | None = None  # "A,B": the two systems of compare-mt's and the linguistic analyses
     freq_corpus: str | None = None  # word frequencies of the word-accuracy buckets (default: the references)
+    unknown_systems: str = "refuse"  # judgements of systems the experiment lacks: refuse or skip (as iqeval)
 
     def comparing(self) -> compare.Options:
         """The options of ``iqeval -compare`` that give the report's clusters and p-values."""
@@ -91,8 +91,7 @@ def build(config: str | Path, options: Options) -> Report:
         _next(shown, 1)
         correlations = None
         if options.assessments:
-            human = read_assessments(options.assessments, len(texts), texts.documents,
-                                     systems=[*texts.systems, *texts.references])
+            human = correlate.read_human(options.assessments, texts, options.unknown_systems)
             correlations = analysis.correlations(human, scores, reader, rows, len(texts), options.resamples,
                                                  options.seed)
         _next(shown, 2)
