@@ -271,3 +271,49 @@ def test_unknown_systems_are_refused_or_skipped(experiment: Path, expected: dict
 
     records = mteval.load(experiment).correlations(human, "sys", corr="pearson", resamples=20, unknown_systems="skip")
     assert [r["score"] for r in records if r["metric"] == "BLEU"] == [pytest.approx(expected["sys"], abs=1e-12)]
+
+
+@pytest.fixture(scope="module")
+def two_metrics(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The en-de sample, its 6 judged systems, BLEU and chrF, scored."""
+    config = ende_config(tmp_path_factory.mktemp("two"), metrics=["BLEU", "chrF"],
+                         systems={s: str(ENDE / "sys" / f"{s}.de") for s in SYSTEMS})
+    result = run("iqsetup", "-q", str(config))
+    assert result.returncode == 0, result.stderr
+    return config
+
+
+def test_lower_is_better_judgements(two_metrics: Path, tmp_path: Path) -> None:
+    """MQM penalties written as positive numbers (lower is better): every metric correlates
+    negatively, and iqeval and mteval report say so in one line; --human-lower-better negates them,
+    giving the numbers of the higher-is-better file, without the line."""
+    penalties = tmp_path / "penalties.tsv"
+    penalties.write_text("system\tsegment\tscore\n" + "".join(f"{s}\t{seg}\t{-float(score)}\n"
+                                                             for s, seg, score in judgements()), encoding="utf-8")
+
+    def table(human: Path, *extra: str) -> tuple[dict[str, float], str]:
+        done = subprocess.run(["iqeval", "-assessments", str(human), *extra, "-G", "sys", "--corr", "pearson",
+                               "--resamples", "20", "--tsv", str(two_metrics)], capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+        return ({row["metric"]: float(row["score"]) for row in csv.DictReader(io.StringIO(done.stdout),
+                                                                              delimiter="\t")}, done.stderr)
+
+    plain, quiet = table(MQM)
+    reversed_, said = table(penalties)
+    fixed, quiet_too = table(penalties, "--human-lower-better")
+    assert min(plain.values()) > 0.1 and reversed_ == {m: pytest.approx(-v, abs=1e-12) for m, v in plain.items()}
+    assert fixed == {m: pytest.approx(v, abs=1e-12) for m, v in plain.items()}
+    line = (f"iqeval: warning: {penalties}: every metric's pearson with these judgements is negative "
+            f"({min(reversed_.values()):.2f} to {max(reversed_.values()):.2f}), while the metrics' scores are "
+            "oriented higher-is-better: if lower is better in this file (errors, MQM penalties, HTER, ranks), add "
+            "--human-lower-better")
+    assert line in said.splitlines() and "every metric" not in quiet + quiet_too
+    out = tmp_path / "report.html"
+    report = subprocess.run(["mteval", "report", str(two_metrics), "-assessments", str(penalties), "-q",
+                             "--resamples", "20", "--trials", "20", "-o", str(out)],
+                            capture_output=True, text=True, timeout=300)
+    assert report.returncode == 0, report.stderr
+    assert "every metric's pearson with these judgements is negative" in report.stderr
+    page = out.read_text(encoding="utf-8")
+    assert 'id="warnings"' in page and "add --human-lower-better" in page

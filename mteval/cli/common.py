@@ -148,12 +148,15 @@ def device_option(value: str | None) -> str | None:
     return check_device(value, "option --device")
 
 
-def add_unknown_systems(parser: argparse.ArgumentParser) -> None:
-    """``--unknown-systems`` of -assessments (iqeval, mteval report): what to do with judgements of
-    systems the experiment lacks (:func:`mteval.evaluate.correlate.read_human`)."""
+def add_judgement_options(parser: argparse.ArgumentParser) -> None:
+    """How -assessments reads its file (iqeval, mteval report): ``--unknown-systems`` and
+    ``--human-lower-better`` (:func:`mteval.evaluate.correlate.read_human`)."""
     from mteval.io.assessments import UNKNOWN_SYSTEMS
 
     parser.add_argument("--unknown-systems", default="refuse", choices=UNKNOWN_SYSTEMS,
                         help="judgements of systems the experiment lacks (a published file rating more systems "
                              "than you score): refuse (default: a misspelt name is an error) or skip them, "
                              "naming them in one warning")
+    parser.add_argument("--human-lower-better", action="store_true",
+                        help="the judgements are lower-is-better (error counts, MQM penalties, HTER, ranks): "
+                             "negate them, so that a good metric correlates positively")

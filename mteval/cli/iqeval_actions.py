@@ -9,7 +9,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from mteval.cli.common import add_unknown_systems
+from mteval.cli.common import add_judgement_options
 from mteval.errors import CacheError
 from mteval.evaluate import compare, correlate, outside_qarla, qarla
 from mteval.evaluate.selection import Selection
@@ -97,7 +97,7 @@ def add_assessment_arguments(parser: argparse.ArgumentParser) -> None:
                              "-compare: 12345)")
     parser.add_argument("--thresh", type=float, default=correlate.AssessOptions.thresh,
                         help="kendall-wmt20 human threshold")
-    add_unknown_systems(parser)
+    add_judgement_options(parser)
 
 
 def assessment_options(args: argparse.Namespace) -> correlate.AssessOptions:

@@ -21,14 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from mteval import progress
-from mteval.cli.common import add_unknown_systems, finish_parser, run_command, verbatim_values
+from mteval.cli.common import add_judgement_options, finish_parser, run_command, verbatim_values
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``mteval report``."""
     parser.add_argument("config", help="experiment file (as iqeval)")
     parser.add_argument("-assessments", metavar="FILE", help="human judgements (Asiya CSV or 'system segment score')")
-    add_unknown_systems(parser)
+    add_judgement_options(parser)
     parser.add_argument("-o", dest="output", default="report.html", help="output HTML file (default report.html)")
     parser.add_argument("-M", dest="metrics", help="metric set name (or comma-separated metrics)")
     parser.add_argument("-S", dest="systems", help="system set name (or comma-separated systems)")
@@ -77,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
     report = build(args.config, Options(args.assessments, args.metrics, args.systems, args.references,
                                         args.segments, args.resamples, args.seed, args.drill_metric,
                                         args.per_system, args.correction, args.test, args.trials, args.ties,
-                                        args.pair, args.freq_corpus, args.unknown_systems))
+                                        args.pair, args.freq_corpus, args.unknown_systems,
+                                        args.human_lower_better))
     write(render(report), args.output)
     if args.json:
         from mteval.files import write_atomic

@@ -39,6 +39,7 @@ with significance, one row per ordered metric pair (metric ``A>B``, target ``per
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -387,6 +388,7 @@ class AssessOptions:
     seed: int | None = None
     thresh: float = 25.0
     unknown_systems: str = "refuse"  # or "skip": rows of systems the experiment lacks are left out, with a warning
+    human_lower_better: bool = False  # the judgements are errors, HTER or ranks: negated as they are read
 
 
 def correlation_names(value: str) -> list[str]:
@@ -424,9 +426,12 @@ def _warn_in_sample(cache: Any, target: str, refset: str, metrics: Sequence[str]
                     "judgements are in-sample and optimistic (mteval tune's report has its test-fold values)")
 
 
-def read_human(assessments: str, texts: Any, unknown_systems: str = "refuse") -> Assessments:
+def read_human(assessments: str, texts: Any, unknown_systems: str = "refuse",
+               lower_is_better: bool = False) -> Assessments:
     """The judgements of ``assessments`` for the experiment's systems and references; with
-    ``unknown_systems="skip"`` the rows of other systems are left out and named in one warning."""
+    ``unknown_systems="skip"`` the rows of other systems are left out and named in one warning;
+    ``lower_is_better`` (errors, HTER, ranks) negates them, so that every correlation reads as for
+    a higher-is-better judgement and the metrics' scores (oriented so) correlate positively."""
     if unknown_systems not in UNKNOWN_SYSTEMS:
         raise ConfigError(f"--unknown-systems {unknown_systems!r}: give {' or '.join(UNKNOWN_SYSTEMS)}")
     human = read_assessments(assessments, len(texts), texts.documents, systems=[*texts.systems, *texts.references],
@@ -436,7 +441,27 @@ def read_human(assessments: str, texts: Any, unknown_systems: str = "refuse") ->
         more = f" and {len(human.skipped) - 8} more" if len(human.skipped) > 8 else ""
         LOG.warning(f"{assessments}: the rows of {len(human.skipped)} system(s) the experiment lacks are left out "
                     f"(--unknown-systems skip): {shown}{more}")
+    if lower_is_better:
+        human = dataclasses.replace(human, segments=-human.segments,
+                                    system={name: -value for name, value in human.system.items()})
     return human
+
+
+SIGNED = ("pearson", "spearman", "kendall", "kendall-wmt12", "kendall-wmt20")  # 0 = no relation; < 0 = reversed
+
+
+def reversed_warning(records: Sequence[Record], assessments: str) -> str | None:
+    """One line when every metric (two or more) correlates negatively with the judgements on the first
+    signed correlation: the judgements are then most likely lower-is-better (error counts, HTER,
+    ranks), and reading the table as it is would trust the worst metric most."""
+    first = next((r["correlation"] for r in records if r.get("correlation") in SIGNED), None)
+    values = [r["score"] for r in records if r.get("correlation") == first and r.get("variant") == "plain"
+              and not np.isnan(r["score"])]
+    if first is None or len(values) < 2 or max(values) >= 0:
+        return None
+    return (f"{assessments}: every metric's {first} with these judgements is negative ({min(values):.2f} to "
+            f"{max(values):.2f}), while the metrics' scores are oriented higher-is-better: if lower is better in "
+            "this file (errors, MQM penalties, HTER, ranks), add --human-lower-better")
 
 
 def assess(assessments: str, cache: Any, sel: Any, texts: Any, options: AssessOptions,
@@ -451,7 +476,7 @@ def assess(assessments: str, cache: Any, sel: Any, texts: Any, options: AssessOp
         return wmt12_records(assessments, language, cache, sel, texts, options.resamples, seed,
                              options.significance)
     check_count(options.resamples, "--resamples")
-    human = read_human(assessments, texts, options.unknown_systems)
+    human = read_human(assessments, texts, options.unknown_systems, options.human_lower_better)
     refset = refset_name(sel.references)
     scores = {m: {s: cache.load(s, refset, m, len(texts)) for s in sel.systems} for m in sel.metrics}
     _warn_in_sample(cache, sel.systems[0], refset, sel.metrics, assessments)
@@ -466,6 +491,9 @@ def assess(assessments: str, cache: Any, sel: Any, texts: Any, options: AssessOp
         raise ConfigError("-assessments works at -G seg or -G sys")
     out = correlation_records(points, sel.level, refset, correlations, options.average, options.mean_removed,
                               options.resamples, seed, options.thresh)
+    reversed_line = reversed_warning(out, assessments)
+    if reversed_line:
+        LOG.warning(reversed_line)
     if options.significance and len(sel.metrics) > 1:
         tested = next((c for c in correlations if c in STATISTICS or c in WMT_TESTED), "")
         out += significance_records(points, sel.level, refset, tested, options.average,

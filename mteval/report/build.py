@@ -52,11 +52,21 @@ class Options:
     pair: str | None = None  # "A,B": the two systems of compare-mt's and the linguistic analyses
     freq_corpus: str | None = None  # word frequencies of the word-accuracy buckets (default: the references)
     unknown_systems: str = "refuse"  # judgements of systems the experiment lacks: refuse or skip (as iqeval)
+    human_lower_better: bool = False  # the judgements are errors, HTER or ranks (as iqeval)
 
     def comparing(self) -> compare.Options:
         """The options of ``iqeval -compare`` that give the report's clusters and p-values."""
         return compare.Options(test=self.test, resamples=self.resamples, trials=self.trials, seed=self.seed,
                                alpha=analysis.ALPHA, correction=self.correction, ties=self.ties)
+
+
+def _reversed(correlations: analysis.Correlations, assessments: str) -> list[str]:
+    """The judgements-look-reversed line (:func:`mteval.evaluate.correlate.reversed_warning`), logged."""
+    line = (correlate.reversed_warning(correlations.system, assessments)
+            or correlate.reversed_warning(correlations.segment, assessments))
+    if line:
+        LOG.warning(line)
+    return [line] if line else []
 
 
 def _check(options: Options) -> None:
@@ -91,9 +101,11 @@ def build(config: str | Path, options: Options) -> Report:
         _next(shown, 1)
         correlations = None
         if options.assessments:
-            human = correlate.read_human(options.assessments, texts, options.unknown_systems)
+            human = correlate.read_human(options.assessments, texts, options.unknown_systems,
+                                         options.human_lower_better)
             correlations = analysis.correlations(human, scores, reader, rows, len(texts), options.resamples,
                                                  options.seed)
+            warnings += _reversed(correlations, options.assessments)
         _next(shown, 2)
         significance = analysis.significance(experiment, reader, sel, texts, scores, options.comparing())
         _next(shown, 3)

@@ -62,12 +62,14 @@ def _banner(report: Report) -> str:
 
 
 def _warnings(report: Report) -> str:
-    """What iqsetup warned about the texts (:mod:`mteval.setup.text_warnings`), above every number."""
+    """What iqsetup warned about the texts (:mod:`mteval.setup.text_warnings`), and judgements that look
+    lower-is-better (:func:`mteval.evaluate.correlate.reversed_warning`), above every number."""
     if not report.warnings:
         return ""
     items = "".join(f"<li>{escape(line)}</li>" for line in report.warnings)
-    return (f'<div class="banner" id="warnings"><strong>Texts the scores may misread</strong>: the scores below are '
-            f"computed as asked, but these texts make some of them wrong (docs/usage.md).<ul>{items}</ul></div>")
+    return (f'<div class="banner" id="warnings"><strong>Inputs the scores may misread</strong>: the scores below are '
+            f"computed as asked, but these texts or judgements make some of them wrong (docs/usage.md).<ul>{items}"
+            "</ul></div>")
 
 
 def _nav(report: Report) -> str:
