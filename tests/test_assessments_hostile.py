@@ -317,3 +317,25 @@ def test_lower_is_better_judgements(two_metrics: Path, tmp_path: Path) -> None:
     assert "every metric's pearson with these judgements is negative" in report.stderr
     page = out.read_text(encoding="utf-8")
     assert 'id="warnings"' in page and "add --human-lower-better" in page
+
+
+def test_tune_reads_judgements_as_iqeval(tmp_path: Path) -> None:
+    """``mteval tune`` refuses a judgement of a system the experiment lacks (before: dropped silently,
+    so a misspelt name lost a system's judgements), and takes iqeval's two options."""
+    config = ende_config(tmp_path, metrics=["BLEU", "chrF"], systems={s: str(ENDE / "sys" / f"{s}.de") for s in SYSTEMS})
+    assert run("iqsetup", "-q", str(config)).returncode == 0
+    human = tmp_path / "human.tsv"
+    human.write_text(MQM.read_text(encoding="utf-8") + "Ghost\t1\t-3\n", encoding="utf-8")
+    tune = ["mteval", "tune", str(config), "--assessments", str(human), "-M", "BLEU,chrF", "--folds-by-line",
+            "--resamples", "20"]
+    refused = subprocess.run(tune, capture_output=True, text=True, timeout=300)
+    errors = [line for line in refused.stderr.splitlines() if not line.startswith("mteval: warning:")]
+    assert refused.returncode == 2 and len(errors) == 1 and "human.tsv:602: unknown system 'Ghost'" in errors[0]
+    done = subprocess.run([*tune, "--unknown-systems", "skip"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "the rows of 1 system(s) the experiment lacks are left out (--unknown-systems skip): Ghost (1)" in done.stderr
+    flipped = subprocess.run([*tune, "--unknown-systems", "skip", "--human-lower-better", "--name", "FLIPPED"],
+                             capture_output=True, text=True, timeout=300)
+    assert flipped.returncode == 0, flipped.stderr
+    weights = [line for line in done.stdout.splitlines() + flipped.stdout.splitlines() if line.strip().startswith("BLEU")]
+    assert len(weights) == 2 and weights[0] != weights[1], done.stdout + flipped.stdout

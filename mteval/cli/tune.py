@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from mteval.cli.common import add_judgement_options
+
 
 def add_parser(commands: Any) -> None:
     """The ``tune`` subcommand and its options."""
@@ -43,6 +45,7 @@ def add_parser(commands: Any) -> None:
     tune.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
     tune.add_argument("--seed", type=int, default=0, help="seed of the folds")
     tune.add_argument("--save-model", help="also write the learned metric as a portable JSON model file")
+    add_judgement_options(tune)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -59,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
     options = TuneOptions(method=args.method, objective=args.objective, folds=args.folds, inner_folds=args.inner_folds,
                           nonneg=args.nonneg, greedy=not args.all_metrics, by_documents=args.bootstrap_documents,
                           n_boot=args.resamples, seed=args.seed, save_model=args.save_model, l1_ratio=args.l1_ratio,
-                          select=args.select)
+                          select=args.select, unknown_systems=args.unknown_systems,
+                          human_lower_better=args.human_lower_better)
     result = tune_metric(experiment, campaign.texts, tuple(features), args.assessments, args.name,
                          folds_by_line=args.folds_by_line, options=options)
     print("\n".join(report_lines(result)))

@@ -30,9 +30,9 @@ from pathlib import Path
 import numpy as np
 
 from mteval.errors import ConfigError, InputError
+from mteval.evaluate.correlate import read_human
 from mteval.experiment.spec import Experiment
 from mteval.experiment.texts import LoadedTexts
-from mteval.io.assessments import read_assessments
 from mteval.meta.learn.greedy_ridge import greedy_ridge_learner
 from mteval.meta.learn.learners import OBJECTIVES, criterion
 from mteval.meta.learn.linear_metric import LinearMetric
@@ -58,7 +58,8 @@ class TuneOptions:
     """How to learn: ``method`` ridge or ulc; the objective; outer and inner folds (by document);
     non-negative weights (ridge); greedy metric-set selection (ulc); bootstrap units and draws;
     the folds' seed; a model file to write; the elastic net's l1 ratio (ridge; 0: plain ridge);
-    greedy metric-set selection for the ridge (``select``)."""
+    greedy metric-set selection for the ridge (``select``); how the judgements are read
+    (:func:`mteval.evaluate.correlate.read_human`)."""
 
     method: str = "ridge"
     objective: str = "mean-removed"
@@ -72,6 +73,8 @@ class TuneOptions:
     save_model: str | None = None
     l1_ratio: float = 0.0
     select: bool = False
+    unknown_systems: str = "refuse"  # judgements of systems the experiment lacks: refuse or skip (as iqeval)
+    human_lower_better: bool = False  # the judgements are errors, HTER or ranks: negated as read (as iqeval)
 
 
 @dataclass(frozen=True)
@@ -138,9 +141,10 @@ def document_labels(experiment: Experiment, texts: LoadedTexts, folds_by_line: b
 
 
 def _judged(experiment: Experiment, texts: LoadedTexts, cache: ScoreCache, features: tuple[str, ...],
-            assessments: str, documents: np.ndarray) -> tuple[Judged, list[str], np.ndarray | None]:
+            assessments: str, documents: np.ndarray,
+            options: TuneOptions) -> tuple[Judged, list[str], np.ndarray | None]:
     """Judged points with all features, the rated systems, and chrF's scores of them (if cached)."""
-    human = read_assessments(assessments, len(texts), texts.documents)
+    human = read_human(assessments, texts, options.unknown_systems, options.human_lower_better)
     refset = refset_name(experiment.reference_names)
     rated = [s for s in experiment.system_names if s in human.systems]
     if not rated:
@@ -246,7 +250,7 @@ def tune_metric(experiment: Experiment, texts: LoadedTexts, features: tuple[str,
                           "so that nothing is stored without its model file)")
     cache = open_cache(experiment, texts)  # features checked against the texts and settings
     documents = document_labels(experiment, texts, folds_by_line)  # before reading anything: refuse or warn first
-    data, rated, baseline = _judged(experiment, texts, cache, features, assessments, documents)
+    data, rated, baseline = _judged(experiment, texts, cache, features, assessments, documents, options)
     try:
         nested = nested_cv(data, learner, options.folds, options.seed)
         model = learner(data)
