@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import SHARED
 from helpers import ENDE, ende_config, run
 from test_bad_input import assert_user_error
 
@@ -322,7 +323,8 @@ def test_lower_is_better_judgements(two_metrics: Path, tmp_path: Path) -> None:
 def test_tune_reads_judgements_as_iqeval(tmp_path: Path) -> None:
     """``mteval tune`` refuses a judgement of a system the experiment lacks (before: dropped silently,
     so a misspelt name lost a system's judgements), and takes iqeval's two options."""
-    config = ende_config(tmp_path, metrics=["BLEU", "chrF"], systems={s: str(ENDE / "sys" / f"{s}.de") for s in SYSTEMS})
+    config = ende_config(tmp_path, metrics=["BLEU", "chrF"],
+                         systems={s: str(ENDE / "sys" / f"{s}.de") for s in SYSTEMS})
     assert run("iqsetup", "-q", str(config)).returncode == 0
     human = tmp_path / "human.tsv"
     human.write_text(MQM.read_text(encoding="utf-8") + "Ghost\t1\t-3\n", encoding="utf-8")
@@ -333,9 +335,35 @@ def test_tune_reads_judgements_as_iqeval(tmp_path: Path) -> None:
     assert refused.returncode == 2 and len(errors) == 1 and "human.tsv:602: unknown system 'Ghost'" in errors[0]
     done = subprocess.run([*tune, "--unknown-systems", "skip"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert "the rows of 1 system(s) the experiment lacks are left out (--unknown-systems skip): Ghost (1)" in done.stderr
+    assert "the rows of 1 system(s) the experiment lacks are left out (--unknown-systems skip): Ghost (1)" in (
+        done.stderr)
     flipped = subprocess.run([*tune, "--unknown-systems", "skip", "--human-lower-better", "--name", "FLIPPED"],
                              capture_output=True, text=True, timeout=300)
     assert flipped.returncode == 0, flipped.stderr
-    weights = [line for line in done.stdout.splitlines() + flipped.stdout.splitlines() if line.strip().startswith("BLEU")]
+    weights = [line for line in done.stdout.splitlines() + flipped.stdout.splitlines()
+               if line.strip().startswith("BLEU")]
     assert len(weights) == 2 and weights[0] != weights[1], done.stdout + flipped.stdout
+
+
+@pytest.mark.skipif(not (SHARED / "data" / "wmt21-zhen").is_dir(), reason="needs ../shared/data/wmt21-zhen")
+def test_google_mqm_file_as_published() -> None:
+    """WMT21 zh-en's Google MQM file (``system mqm_avg_score seg_id``, ``None`` = not rated, 15 rated
+    outputs of which 8 have text here): read as it is, each system's mean over its rated segments is
+    the file's, computed here by hand."""
+    import numpy as np
+
+    from mteval.io.assessments import read_assessments
+
+    path = SHARED / "data" / "wmt21-zhen" / "human" / "mqm_newstest2021_zhen.avg_seg_scores.tsv"
+    rows = [line.split() for line in path.read_text(encoding="utf-8").splitlines()[1:]]
+    with_text = sorted(p.stem for p in (SHARED / "data" / "wmt21-zhen" / "sys").glob("*.en"))
+    human = read_assessments(path, 1948, systems=[*with_text, "A"], skip_unknown=True)
+    rated = sorted({system for system, score, _ in rows if system in with_text and score != "None"})
+    assert sorted(human.systems) == rated and len(rated) == 8
+    assert set(human.skipped) == {"metricsystem1", "metricsystem2", "metricsystem3", "metricsystem4", "metricsystem5",
+                                  "ref-A", "ref-B"} and set(human.skipped.values()) == {650}
+    for system in rated:
+        scores = [float(score) for name, score, _ in rows if name == system and score != "None"]
+        lines = [int(line) for name, score, line in rows if name == system and score != "None"]
+        assert human.system[system] == pytest.approx(float(np.mean(scores)), abs=1e-12)
+        assert np.flatnonzero(~np.isnan(human.segment_scores(system))).tolist() == sorted(n - 1 for n in lines)
