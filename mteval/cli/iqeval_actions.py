@@ -109,7 +109,8 @@ def assessment_options(args: argparse.Namespace) -> correlate.AssessOptions:
 def _do_assessments(args: argparse.Namespace, experiment: Experiment, cache: ScoreCache, sel: Selection,
                     texts: Any) -> list[Record]:
     """iqeval -assessments FILE."""
-    return correlate.assess(args.assessments, cache, sel, texts, assessment_options(args), experiment.language)
+    return correlate.assess(args.assessments, cache, sel, texts, assessment_options(args), experiment.language,
+                            outside_qarla.SubsetTexts.of(experiment, texts))
 
 
 def add_compare_arguments(parser: argparse.ArgumentParser) -> None:

@@ -168,8 +168,11 @@ class Campaign:
         given: dict[str, Any] = {k: v if k != "corr" or isinstance(v, str) else ",".join(v) for k, v in options.items()}
         settings = correlate.AssessOptions(**given)
         sel = self.selection(level, metrics, systems, references, segments)
+        from mteval.evaluate.outside_qarla import SubsetTexts
+
+        subset = SubsetTexts.of(self.experiment, self.texts)
         return self._records(sel, lambda: correlate.assess(os.fspath(assessments), self.cache, sel, self.texts,
-                                                           settings, self.experiment.language))
+                                                           settings, self.experiment.language, subset))
 
     def compare(self, *, metrics: Names = None, systems: Names = None, references: Names = None,
                 segments: str | Sequence[int] | None = None, baseline: str | None = None,

@@ -48,9 +48,11 @@ from typing import Any
 import numpy as np
 
 from mteval.errors import ConfigError
+from mteval.evaluate.outside_qarla import SubsetTexts, level_records
 from mteval.evaluate.records import record as _record
 from mteval.evaluate.wmt12 import wants_wmt12, wmt12_records
 from mteval.io.assessments import UNKNOWN_SYSTEMS, Assessments, read_assessments
+from mteval.io.corpus import DocumentIndex
 from mteval.meta.learn.model_file import in_sample_metrics
 from mteval.meta.stats import wmt_stats
 from mteval.meta.stats.correlation import STATISTICS, correlate, mean_removed, pearson
@@ -110,41 +112,78 @@ def segment_points(human: Assessments, scores: dict[str, dict[str, ScoreSet]], s
 
 
 def system_points(human: Assessments, scores: dict[str, dict[str, ScoreSet]], systems: Sequence[str],
-                  orient: Callable[[str], bool]) -> Points:
-    """Points of the system level: one per system with a human system score."""
-    rated = [s for s in systems if s in human.system]
+                  orient: Callable[[str], bool], rows: np.ndarray | None = None,
+                  values: dict[str, dict[str, float]] | None = None) -> Points:
+    """Points of the system level: one per system with a human system score. ``rows`` (0-based, a
+    -T subset): the human system score is the mean of the system's judgements of those segments and
+    ``values[metric][system]`` the metric's system score of them (``iqeval -doOQ -G sys -T``'s);
+    without, the stored system scores and the file's human ones (its system rows, else the mean of
+    its segments)."""
+    subset = rows is not None and len(rows) < human.segments.shape[1]
+    if subset and values is None:
+        raise ValueError("system_points: a -T subset needs the metrics' system scores of it")
+    found = {s: _human_system(human, s, rows if subset else None) for s in systems}
+    own = {s: value for s, value in found.items() if value is not None}
+    rated = list(own)
     if len(rated) < 3:
         raise ConfigError(f"system-level correlation needs at least 3 assessed systems, got {len(rated)}")
-    h = np.asarray([human.system[s] for s in rated])
+    h = np.asarray([own[s] for s in rated])
     sign = {m: 1 if orient(m) else -1 for m in scores}
-    metric = {m: np.asarray([per[s].system for s in rated]) * sign[m] for m, per in scores.items()}
+    metric = {m: np.asarray([values[m][s] if values is not None else per[s].system for s in rated]) * sign[m]
+              for m, per in scores.items()}
     ids = np.arange(len(rated))
-    human_seg = np.stack([human.segment_scores(s) for s in rated])
-    metric_seg = {m: np.stack([per[s].segments for s in rated]) * sign[m] for m, per in scores.items()}
+    keep = rows if subset and rows is not None else slice(None)
+    human_seg = np.stack([human.segment_scores(s)[keep] for s in rated])
+    metric_seg = {m: np.stack([per[s].segments[keep] for s in rated]) * sign[m] for m, per in scores.items()}
     usable = not np.all(np.isnan(human_seg))
     return Points(h, metric, ids, ids, None, human_seg if usable else None, metric_seg if usable else None)
 
 
+def _human_system(human: Assessments, system: str, rows: np.ndarray | None) -> float | None:
+    """The human system score (absent: the system is not rated), of the segments ``rows`` when given
+    (a system judged at system level only cannot be narrowed to them: refused)."""
+    if rows is None:
+        return human.system.get(system)
+    judged = human.segment_scores(system)[rows]
+    if np.all(np.isnan(judged)):
+        if system in human.system and np.all(np.isnan(human.segment_scores(system))):
+            raise ConfigError(f"-T: system {system!r} is judged at system level only; a judgement of the whole "
+                              "test set cannot be narrowed to the selected segments (drop -T)")
+        return None
+    return float(np.nanmean(judged))
+
+
 def _groups(points: Points, name: str, level: str, average: str | None) -> np.ndarray | None:
-    """Grouping of a statistic: pair statistics stay within segments at segment level."""
-    if level == "seg" and name in PAIR_STATISTICS:
+    """Grouping of a statistic: pair statistics stay within segments at segment level; ``--average``
+    groups segment-level points only (at system level each system is one point, and a group of one
+    has no correlation: every value and test was NaN, the permutation test's p-value 0)."""
+    if level != "seg":
+        return None
+    if name in PAIR_STATISTICS:
         return points.items
     return {"none": None, "item": points.items, "sys": points.systems}[average or "none"]
 
 
 def _variants(points: Points, level: str, mean_remove: bool) -> list[tuple[str, Points]]:
-    """The plain points and, with ``mean_remove`` at segment level, mean-removed ones."""
+    """The plain points and, with ``mean_remove`` at segment level, mean-removed ones: each metric's
+    values and the human ones mean-removed on that metric's support (the points where both exist),
+    so a metric's value does not depend on the others selected. Metrics with the same support (every
+    complete one) share one human vector; a metric with missing segments gets its own Points."""
     out = [("plain", points)]
-    if mean_remove and level == "seg":
-        removed = {}
-        for m, values in points.metrics.items():
-            present = ~(np.isnan(values) | np.isnan(points.human))
-            removed[m] = mean_removed(values, points.items, present)
-        # the human vector is mean-removed per metric's support; with complete scores it is shared
-        any_metric = next(iter(points.metrics.values()))
-        present = ~(np.isnan(any_metric) | np.isnan(points.human))
-        out.append(("mean-removed", Points(mean_removed(points.human, points.items, present), removed,
-                                           points.items, points.systems)))
+    if not (mean_remove and level == "seg"):
+        return out
+    shared: dict[bytes, np.ndarray] = {}
+    for m, values in points.metrics.items():
+        present = ~(np.isnan(values) | np.isnan(points.human))
+        key = present.tobytes()
+        if key not in shared:
+            shared[key] = mean_removed(points.human, points.items, present)
+        removed = {m: mean_removed(values, points.items, present)}
+        last = out[-1][1] if len(out) > 1 else None
+        if last is not None and last.human is shared[key]:
+            last.metrics.update(removed)  # the same support as the metric before: one Points
+        else:
+            out.append(("mean-removed", Points(shared[key], removed, points.items, points.systems)))
     return out
 
 
@@ -464,12 +503,26 @@ def reversed_warning(records: Sequence[Record], assessments: str) -> str | None:
             "this file (errors, MQM penalties, HTER, ranks), add --human-lower-better")
 
 
+def subset_system_scores(cache: Any, sel: Any, documents: DocumentIndex,
+                         subset: SubsetTexts | None) -> dict[str, dict[str, float]] | None:
+    """metric -> system -> the system score of the -T segments (``iqeval -doOQ -G sys -T``'s: the
+    metric's own subset rule, NIST computed again from ``subset``'s texts); None without -T."""
+    if len(sel.rows) == len(documents):
+        return None
+    refset = refset_name(sel.references)
+    at_sys = dataclasses.replace(sel, level="sys")
+    return {m: {s: float(level_records(cache.read(s, refset, m, len(documents)),
+                                       {"target": s, "refset": refset, "metric": m}, at_sys, documents,
+                                       texts=subset)[0]["score"]) for s in sel.systems} for m in sel.metrics}
+
+
 def assess(assessments: str, cache: Any, sel: Any, texts: Any, options: AssessOptions,
-           language: str = "en") -> list[Record]:
+           language: str = "en", subset: SubsetTexts | None = None) -> list[Record]:
     """iqeval -assessments FILE at -G seg or sys: correlations of the selected metrics with the human
     assessments in ``assessments`` (and metric-vs-metric tests with ``options.significance``);
     ``--corr wmt12``: WMT12's tau over relative rankings (:mod:`mteval.evaluate.wmt12`; ``language``
-    picks the rankings' pair into it)."""
+    picks the rankings' pair into it). At -G sys with -T, both sides are of the selected segments
+    (:func:`system_points`; ``subset``: the texts NIST's subset score is computed from)."""
     correlations = correlation_names(options.corr)
     if wants_wmt12(correlations):
         seed = ASSESSMENT_SEED if options.seed is None else options.seed
@@ -486,7 +539,8 @@ def assess(assessments: str, cache: Any, sel: Any, texts: Any, options: AssessOp
         points = segment_points(human, scores, sel.systems, higher_is_better,
                                 sel.rows, lengths)
     elif sel.level == "sys":
-        points = system_points(human, scores, sel.systems, higher_is_better)
+        points = system_points(human, scores, sel.systems, higher_is_better, sel.rows,
+                               subset_system_scores(cache, sel, texts.documents, subset))
     else:
         raise ConfigError("-assessments works at -G seg or -G sys")
     out = correlation_records(points, sel.level, refset, correlations, options.average, options.mean_removed,

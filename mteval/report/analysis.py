@@ -111,7 +111,9 @@ def correlations(human: Assessments, scores: SystemScores, reader: RecordingCach
     system: list[Record] = []
     segment: list[Record] = []
     try:
-        points = correlate.system_points(human, sets, scores.systems, higher_is_better)
+        values = {m: {s: float(scores.system[scores.metrics.index(m), k]) for k, s in enumerate(scores.systems)}
+                  for m in chosen}  # -T: the subset's system scores, as the report's own table
+        points = correlate.system_points(human, sets, scores.systems, higher_is_better, rows, values)
         system = correlate.correlation_records(points, "sys", scores.refset, SYSTEM_CORRELATIONS,
                                                n_resamples=n, seed=seed)
     except ConfigError as exc:

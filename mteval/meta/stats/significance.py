@@ -201,7 +201,8 @@ def perm_both(name: str, human: np.ndarray, metric_a: np.ndarray, metric_b: np.n
                 deltas[i] = (correlate(name, h, np.where(swap, b, a), g, thresh=thresh)
                              - correlate(name, h, np.where(swap, a, b), g, thresh=thresh))
                 shown.update()
-    return Comparison(delta, float("nan"), float("nan"), float(np.mean(deltas >= delta)))
+    p_value = float("nan") if np.isnan(delta) else float(np.mean(deltas >= delta))  # NaN >= x is False: not 0
+    return Comparison(delta, float("nan"), float("nan"), p_value)
 
 
 def _perm_kendall(h: np.ndarray, a: np.ndarray, b: np.ndarray, groups: np.ndarray, n: int,
