@@ -110,6 +110,8 @@ def test_score_column_is_never_guessed(experiment: Path, tmp_path: Path, header:
     ("system score segment", (0, 2, 1)),  # read by position before: scores and line numbers swapped
     ("system\tmqm_avg_score\tseg_id", (0, 2, 1)),  # Google's published MQM files
     ("seg_id\tSYSTEM\tscore", (1, 0, 2)),
+    ("#system\tscore\tline", (0, 2, 1)),  # a header commented out: skipped before, columns taken by position
+    ("# judged by 3 raters\n# seg_id system score", (1, 0, 2)),
 ])
 def test_tsv_columns_are_named_by_the_header(experiment: Path, expected: dict[str, float], tmp_path: Path,
                                              header: str, order: tuple[int, int, int]) -> None:

@@ -20,7 +20,9 @@ Two formats:
   Google's published MQM files (``system mqm_avg_score seg_id``) as they are; before, a header was
   skipped and the columns taken by position, so a file of integer scores in the order ``system
   score segment`` (WMT DA's raw 0-100) was read with scores and line numbers swapped, silently. A
-  score ``None`` (Google's MQM files: not rated) is no judgement.
+  score ``None`` (Google's MQM files: not rated) is no judgement. A ``#`` line before the data that
+  names three columns, a system one and a segment one (``#system score line``), is that header, not
+  a comment (it was skipped, and the columns taken by position).
 
 The file is read once through :func:`mteval.io.plain.read_lines`: only a regular file (a FIFO,
 directory or device is refused before it is opened), UTF-8, a UTF-8 BOM at the start dropped (so
@@ -270,13 +272,28 @@ def _tsv_columns(parts: list[str], path: Path, line: int) -> tuple[int, int, int
     return systems[0], segments[0], score
 
 
+def _commented_header(line: str) -> tuple[int, int, int] | None:
+    """The columns of a ``#``-prefixed header line (``#system score line``), None for a comment:
+    three names, one a system column and one a segment column (a comment that names them too is
+    read as the header it looks like; one that does not is skipped)."""
+    parts = line.strip().lstrip("#").split()
+    names = [part.lower() for part in parts]
+    if len(parts) != 3 or sum(n in SYSTEM_NAMES for n in names) != 1 or sum(n in SEGMENT_NAMES for n in names) != 1:
+        return None
+    return _tsv_columns(parts, Path(), 0)
+
+
 def _parse_tsv(lines: list[str], path: Path, n_segments: int, out: _Collector) -> Assessments:
     """The ``system segment score`` format from the file's lines (columns named by a header), into ``out``."""
     columns = (0, 1, 2)
     first = True
     for number, raw in enumerate(lines, start=1):
         parts = raw.split()
-        if not parts or parts[0].startswith("#"):
+        if parts and parts[0].startswith("#"):
+            if first and (header := _commented_header(raw)) is not None:
+                columns, first = header, False  # "#system score line": a header, not a comment
+            continue
+        if not parts:
             continue
         if first:
             first, header = False, _tsv_columns(parts, path, number)
