@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import SHARED
 
 from mteval import __version__
 from mteval.io.corpus import DocumentIndex
@@ -30,10 +31,10 @@ def score(family: Any, names: list[str], refs: list[list[str]] = REFS) -> dict[s
 
 def test_plain_signatures_are_unchanged_and_parametric_ones_add_their_settings() -> None:
     assert ChrF().signature("chrF++") == f"metric:chrF++|family:chrF|v:2|case:cs|mteval:{__version__}"
-    assert TER().signature("-TER") == f"metric:-TER|family:TER|v:1|case:ci|mteval:{__version__}"
+    assert TER().signature("-TER") == f"metric:-TER|family:TER|v:2|case:ci|mteval:{__version__}"
     assert ChrF().signature("chrF(beta=3)").endswith("|beta:3|eps_smoothing:no|whitespace:no")
     assert TER().signature("TER(case_sensitive=yes)") == (
-        f"metric:TER(case_sensitive=yes)|family:TER|v:1|case:cs|mteval:{__version__}"
+        f"metric:TER(case_sensitive=yes)|family:TER|v:2|case:cs|mteval:{__version__}"
         "|normalized:no|no_punct:no|asian_support:no|case_sensitive:yes")
 
 
@@ -85,3 +86,45 @@ def test_ter_options_change_the_tokens() -> None:
     scores = score(TER(), ["TER", "TER(normalized=yes)", "TER(no_punct=yes)"], REFS[:1])
     assert scores["TER(no_punct=yes)"].system < scores["TER"].system
     assert scores["TER(normalized=yes)"].system < scores["TER"].system
+
+
+@pytest.mark.parametrize("options", [{"normalized": True}, {"no_punct": True}, {"normalized": True, "no_punct": True},
+                                     {"normalized": True, "asian_support": True}])
+def test_ter_references_are_tokenised_twice_as_sacrebleu_does(options: dict[str, bool]) -> None:
+    """sacreBLEU 2.6.0 preprocesses references twice for TER, and tercom's normalisation is not
+    idempotent (``he's,`` -> ``he's ,`` -> ``he 's ,``): the same segment scores (WMT21 ru-en's
+    reference B, line 647, made mteval 56/90 against sacreBLEU's 55/91); hypotheses once."""
+    import sacrebleu.metrics
+
+    hyps = ["he 's , I think , right", "she's, the one", "it is he's, again"]
+    refs = [["he's, I think, right", "she 's , the one", "it's he's, again!"]]
+    name = "TER(" + ",".join(f"{k}=yes" for k in options) + ")"
+    family = TER()
+    prepared = family.prepare([Side("r", refs[0])])
+    got = family.score(Side("h", hyps), prepared, DocumentIndex(("a", "b", "c")), [name])[name]
+    peer = sacrebleu.metrics.TER(**options)
+    assert got.system == pytest.approx(peer.corpus_score(hyps, refs).score, abs=1e-9)
+    expected = [peer.sentence_score(h, [r]).score for h, r in zip(hyps, refs[0], strict=True)]
+    assert list(got.segments) == pytest.approx(expected, abs=1e-9)
+
+
+@pytest.mark.skipif(not (SHARED / "data" / "wmt21-ruen").is_dir(), reason="needs ../shared/data/wmt21-ruen")
+def test_ter_options_equal_sacrebleu_against_wmt21_reference_b() -> None:
+    """The four option sets, two WMT21 ru-en systems, lines 601-700 of reference B (line 647 is where a
+    single normalisation of the reference differed), segments and system: sacreBLEU's numbers."""
+    import sacrebleu.metrics
+
+    ruen = SHARED / "data" / "wmt21-ruen"
+    refs = [(ruen / "refs" / "B.en").read_text(encoding="utf-8").split("\n")[600:700]]
+    family = TER()
+    prepared = family.prepare([Side("B", refs[0])])
+    for system in ("AFRL", "Online-G"):
+        hyps = (ruen / "sys" / f"{system}.en").read_text(encoding="utf-8").split("\n")[600:700]
+        for options in ({"normalized": True}, {"no_punct": True}, {"normalized": True, "no_punct": True},
+                        {"normalized": True, "asian_support": True}):
+            name = "TER(" + ",".join(f"{k}=yes" for k in options) + ")"
+            got = family.score(Side(system, hyps), prepared, DocumentIndex(("d",) * 100), [name])[name]
+            peer = sacrebleu.metrics.TER(**options)
+            assert got.system == pytest.approx(peer.corpus_score(hyps, refs).score, abs=1e-9), (system, name)
+            expected = [peer.sentence_score(h, [r]).score for h, r in zip(hyps, refs[0], strict=True)]
+            assert list(got.segments) == pytest.approx(expected, abs=1e-9), (system, name)

@@ -403,20 +403,40 @@ class _Tokens:
         self.settings = settings
         self.ids: dict[str, int] = {} if ids is None else ids
         self.cache: SegmentCache[str, Words] = SegmentCache()  # bounded (segment_cache)
+        self.reference_cache: SegmentCache[str, Words] = SegmentCache()
 
     def __call__(self, text: str) -> Words:
-        """Word ids of one segment: sacreBLEU's ``_preprocess_segment`` (tercom's tokenisation of the
-        right-stripped line; only lower-casing and a whitespace split by default)."""
+        """Word ids of one hypothesis segment: sacreBLEU's ``_preprocess_segment`` (tercom's tokenisation
+        of the right-stripped line; only lower-casing and a whitespace split by default)."""
         words = self.cache.get(text)
         if words is None:
-            s = self.settings
-            if s.plain:
-                tokens = (text if s.case_sensitive else text.lower()).split()
-            else:
-                tokens = tercom(text.rstrip(), s.normalized, s.no_punct, s.asian_support, s.case_sensitive).split()
-            words = tuple(self.ids.setdefault(w, len(self.ids)) for w in tokens)
-            self.cache[text] = words
+            words = self.cache[text] = self._ids(self._tokenized(text))  # once: sacreBLEU's hypotheses
         return words
+
+    def reference(self, text: str) -> Words:
+        """Word ids of one reference segment. sacreBLEU 2.6.0 preprocesses a reference twice (its
+        ``_cache_references`` calls ``_preprocess_segment``, then ``TER._extract_reference_info``
+        again), and tercom's normalisation is not idempotent (``he's,`` -> ``he's ,`` -> ``he 's ,``),
+        so with ``normalized``/``no_punct`` the reference is tokenised twice, as there (WMT21 ru-en's
+        reference B, line 647: 56/90 edits once, sacreBLEU's 55/91 twice). Lower-casing and the
+        whitespace split of the defaults are idempotent: one pass."""
+        words = self.reference_cache.get(text)
+        if words is None:
+            twice = self._tokenized(text) if self.settings.plain else self._tokenized(self._tercom(text))
+            words = self.reference_cache[text] = self._ids(twice)
+        return words
+
+    def _tokenized(self, text: str) -> list[str]:
+        s = self.settings
+        return (text if s.case_sensitive else text.lower()).split() if s.plain else self._tercom(text).split()
+
+    def _tercom(self, text: str) -> str:
+        """sacreBLEU's ``_preprocess_segment`` with these settings: tercom on the right-stripped line."""
+        s = self.settings
+        return tercom(text.rstrip(), s.normalized, s.no_punct, s.asian_support, s.case_sensitive)
+
+    def _ids(self, tokens: list[str]) -> Words:
+        return tuple(self.ids.setdefault(w, len(self.ids)) for w in tokens)
 
 
 _YES_NO = ("yes", "no")
@@ -428,6 +448,7 @@ class TER(StatsFamily):
     sacreBLEU's other options as parameters (``TER(normalized=yes)``)."""
 
     family = "TER"
+    version = "2"  # 2: references tokenised twice with normalized/no_punct, as sacreBLEU 2.6.0 (_Tokens.reference)
     variants = ("TER", "-TER")
     parameters: ClassVar[dict[str, Parameter]] = {
         "normalized": Parameter("normalized", "no", choices=_YES_NO,
@@ -555,5 +576,5 @@ class _References:
 
     def words(self, tokens: _Tokens) -> list[list[Words]]:
         if tokens.settings not in self.tokenized:
-            self.tokenized[tokens.settings] = [[tokens(t) for t in ref] for ref in self.texts]
+            self.tokenized[tokens.settings] = [[tokens.reference(t) for t in ref] for ref in self.texts]
         return self.tokenized[tokens.settings]
