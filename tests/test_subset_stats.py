@@ -301,11 +301,11 @@ def test_statistics_of_another_family_version_are_refused(experiment: Path, tmp_
     target.parent.mkdir(parents=True)
     found = parse(source)
     changed = ScoreFile(found.metric, found.target, found.refset, found.scores,
-                        found.signature.replace("|v:1|", "|v:0|"), found.inputs, aggregate=found.aggregate)
+                        found.signature.replace("|v:2|", "|v:0|"), found.inputs, aggregate=found.aggregate)
     target.write_bytes(to_xml(changed, DOCS))
     result = run("iqeval", "-doOQ", "-G", "sys", "-T", "1-30", "-M", "TER", "-S", "UEdin", "-R", "A,C,D", str(config))
     # refused before its statistics are used: iqeval checks every file's signature (mteval.setup.verify)
-    assert_user_error(result, str(target), "computed with other settings (v:0 in the file, v:1 now)", "run iqsetup")
+    assert_user_error(result, str(target), "computed with other settings (v:0 in the file, v:2 now)", "run iqsetup")
 
 
 # ---- the score file ----
