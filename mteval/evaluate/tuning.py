@@ -142,8 +142,10 @@ def document_labels(experiment: Experiment, texts: LoadedTexts, folds_by_line: b
 
 def _judged(experiment: Experiment, texts: LoadedTexts, cache: ScoreCache, features: tuple[str, ...],
             assessments: str, documents: np.ndarray,
-            options: TuneOptions) -> tuple[Judged, list[str], np.ndarray | None]:
-    """Judged points with all features, the rated systems, and chrF's scores of them (if cached)."""
+            options: TuneOptions | None = None) -> tuple[Judged, list[str], np.ndarray | None]:
+    """Judged points with all features, the rated systems, and chrF's scores of them (if cached);
+    ``options``: how the judgements are read (research/validity_study.py calls it without)."""
+    options = options or TuneOptions()
     human = read_human(assessments, texts, options.unknown_systems, options.human_lower_better)
     refset = refset_name(experiment.reference_names)
     rated = [s for s in experiment.system_names if s in human.systems]
