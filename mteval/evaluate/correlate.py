@@ -503,17 +503,18 @@ def reversed_warning(records: Sequence[Record], assessments: str) -> str | None:
             "this file (errors, MQM penalties, HTER, ranks), add --human-lower-better")
 
 
-def subset_system_scores(cache: Any, sel: Any, documents: DocumentIndex,
+def subset_system_scores(files: dict[str, dict[str, tuple[Any, Any]]], sel: Any, documents: DocumentIndex,
                          subset: SubsetTexts | None) -> dict[str, dict[str, float]] | None:
     """metric -> system -> the system score of the -T segments (``iqeval -doOQ -G sys -T``'s: the
-    metric's own subset rule, NIST computed again from ``subset``'s texts); None without -T."""
+    metric's own subset rule, NIST computed again from ``subset``'s texts), from the files already
+    read (``files[metric][system]``: :meth:`ScoreCache.read`'s); None without -T."""
     if len(sel.rows) == len(documents):
         return None
     refset = refset_name(sel.references)
     at_sys = dataclasses.replace(sel, level="sys")
-    return {m: {s: float(level_records(cache.read(s, refset, m, len(documents)),
-                                       {"target": s, "refset": refset, "metric": m}, at_sys, documents,
-                                       texts=subset)[0]["score"]) for s in sel.systems} for m in sel.metrics}
+    return {m: {s: float(level_records(found, {"target": s, "refset": refset, "metric": m}, at_sys, documents,
+                                       texts=subset)[0]["score"]) for s, found in per.items()}
+            for m, per in files.items()}
 
 
 def assess(assessments: str, cache: Any, sel: Any, texts: Any, options: AssessOptions,
@@ -531,7 +532,8 @@ def assess(assessments: str, cache: Any, sel: Any, texts: Any, options: AssessOp
     check_count(options.resamples, "--resamples")
     human = read_human(assessments, texts, options.unknown_systems, options.human_lower_better)
     refset = refset_name(sel.references)
-    scores = {m: {s: cache.load(s, refset, m, len(texts)) for s in sel.systems} for m in sel.metrics}
+    files = {m: {s: cache.read(s, refset, m, len(texts)) for s in sel.systems} for m in sel.metrics}
+    scores = {m: {s: found[1].scores for s, found in per.items()} for m, per in files.items()}
     _warn_in_sample(cache, sel.systems[0], refset, sel.metrics, assessments)
     seed = ASSESSMENT_SEED if options.seed is None else options.seed
     if sel.level == "seg":
@@ -540,7 +542,7 @@ def assess(assessments: str, cache: Any, sel: Any, texts: Any, options: AssessOp
                                 sel.rows, lengths)
     elif sel.level == "sys":
         points = system_points(human, scores, sel.systems, higher_is_better, sel.rows,
-                               subset_system_scores(cache, sel, texts.documents, subset))
+                               subset_system_scores(files, sel, texts.documents, subset))
     else:
         raise ConfigError("-assessments works at -G seg or -G sys")
     out = correlation_records(points, sel.level, refset, correlations, options.average, options.mean_removed,
