@@ -91,3 +91,41 @@ def test_every_word_in_exactly_one_chunk() -> None:
 def test_empty_sentence() -> None:
     from mteval.annotate.model import Sentence
     assert chunks(Sentence(())) == [] and iob_labels(Sentence(())) == []
+
+
+# French: spaCy's fr_core_news_sm writes the perfect's auxiliary as aux:tense and negation as ne ... pas
+FR_NEGATED_PERFECT = """\
+1	Les	le	DET	DET	_	2	det	_	_
+2	députés	député	NOUN	NOUN	_	6	nsubj	_	_
+3	n'	ne	ADV	ADV	Polarity=Neg	6	advmod	_	_
+4	ont	avoir	AUX	AUX	_	6	aux:tense	_	_
+5	pas	pas	ADV	ADV	Polarity=Neg	6	advmod	_	_
+6	ratifié	ratifier	VERB	VERB	_	0	root	_	_
+7	le	le	DET	DET	_	8	det	_	_
+8	traité	traité	NOUN	NOUN	_	6	obj	_	_
+"""
+# Russian: the negation particle не before the verb
+RU_NEGATED = """\
+1	Парламент	парламент	NOUN	NOUN	_	3	nsubj	_	_
+2	не	не	PART	PART	Polarity=Neg	3	advmod	_	_
+3	поддержал	поддержать	VERB	VERB	_	0	root	_	_
+4	проект	проект	NOUN	NOUN	_	3	obj	_	_
+"""
+# English with a typographic apostrophe: n’t is not in the word list, but UD marks it Polarity=Neg
+EN_CURLY = """\
+1	They	they	PRON	PRP	_	4	nsubj	_	_
+2	have	have	AUX	VBP	_	4	aux	_	_
+3	n’t	n’t	PART	RB	Polarity=Neg	4	advmod	_	_
+4	left	leave	VERB	VBN	_	0	root	_	_
+"""
+
+
+@pytest.mark.parametrize("conllu, expected", [
+    (FR_NEGATED_PERFECT, [("NP", "Les députés"), ("VP", "n' ont pas ratifié"), ("NP", "le traité")]),
+    (RU_NEGATED, [("NP", "Парламент"), ("VP", "не поддержал"), ("NP", "проект")]),
+    (EN_CURLY, [("NP", "They"), ("VP", "have n’t left")]),
+])
+def test_verb_group_takes_aux_subtypes_and_marked_negation(conllu: str, expected: list[tuple[str, str]]) -> None:
+    """One verb group as in English ``have not ratified``: French aux:tense and any ADV/PART marked
+    Polarity=Neg join it (before, ``[VP ont] [ADVP pas] [VP ratifié]``)."""
+    assert _chunks(conllu) == expected

@@ -56,3 +56,12 @@ def test_possessive_pronoun_is_a_bare_preterminal() -> None:
               "2\tplayers\tplayer\tNOUN\tNNS\t_\t3\tnsubj\t_\t_\n"
               "3\tleft\tleave\tVERB\tVBD\t_\t0\troot\t_\t_\n")
     assert _tree(conllu) == "(ROOT (S (NP (PRP$ his) (NNS players)) (VBD left)))"
+
+
+def test_reflexive_clitic_is_no_subject() -> None:
+    """Czech expl:pv (and French expl:comp/expl:pass) ``se`` does not make a clause S; an expletive
+    subject (expl, French expl:subj) does."""
+    rows = "1\tSmál\tsmát\tVERB\tVERB\t_\t0\troot\t_\t_\n2\tse\tse\tPRON\tPRON\t_\t1\t{rel}\t_\t_\n"
+    assert _tree(rows.format(rel="expl:pv")).startswith("(ROOT (VP ")
+    assert _tree(rows.format(rel="expl:subj")).startswith("(ROOT (S ")
+    assert _tree(rows.format(rel="expl")).startswith("(ROOT (S ")

@@ -232,3 +232,32 @@ def test_annotator_gives_the_layers_its_language(tmp_path: Path) -> None:
         [sentence] = Annotator(tmp_path, language="ru", workers=1).annotate([text])
         assert sentence.language == "ru"
         assert dict(_frames(sentence))["продолжиться"][2] == ("AM-TMP", "до конца недели")
+
+
+def _sr(language: str, hypothesis: str, reference: str, variant: str) -> float:
+    from mteval.metrics.overlap import NO_ITEMS, best_counts
+    from mteval.metrics.semantic_roles import SemanticRoles
+
+    family = SemanticRoles()
+    selector = family.selectors[variant]
+    hyp, ref = (family.features(_tree(language, rows)) for rows in (hypothesis, reference))
+    return selector.score(best_counts(hyp.get(selector.group, NO_ITEMS), [ref.get(selector.group, NO_ITEMS)]))
+
+
+CS_NOT_SUPPORTED = """
+1 Parlament parlament NOUN Case=Nom 2 nsubj
+2 {verb} podpořit VERB Polarity=Neg|VerbForm=Fin 0 root
+3 návrh návrh NOUN Case=Acc 2 obj
+"""
+
+
+def test_czech_verb_negation_is_the_prefix_not_the_verb_form() -> None:
+    """Two negated verbs agree on AM-NEG whatever their tense (its item is ``ne``), as English ``not``
+    does; a parser's Polarity=Neg on a verb without the prefix (``narostlo``) is no negation."""
+    past, present = CS_NOT_SUPPORTED.format(verb="nepodpořil"), CS_NOT_SUPPORTED.format(verb="nepodporuje")
+    frames = predicates(_tree("cs", past))[0].roles
+    assert [(r.label, r.text) for r in frames if r.label == "AM-NEG"] == [("AM-NEG", ("ne",))]
+    assert _sr("cs", past, present, "SR-Or(AM-NEG)") == 1.0
+    assert _sr("cs", past, present, "SR-Mr(AM-NEG)") == 1.0
+    grew = CS_NOT_SUPPORTED.format(verb="narostlo")
+    assert not [r for r in predicates(_tree("cs", grew))[0].roles if r.label == "AM-NEG"]

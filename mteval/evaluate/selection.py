@@ -111,7 +111,7 @@ def warnings_of(experiment: Experiment, texts: LoadedTexts, sel: Selection) -> l
     variants = shown_variants(sel.metrics, experiment.case_sensitive, experiment.language)
     scored = scored_systems(sel.systems, sel.references, texts)
     return warnings_for(variants, scored, texts, experiment.language, experiment.case_sensitive,
-                        shown_references(sel.references, texts))
+                        shown_references(sel.references, texts), experiment.annotation)
 
 
 def warn_about_texts(experiment: Experiment, texts: LoadedTexts, sel: Selection) -> list[str]:

@@ -105,6 +105,9 @@ class Constituency(OverlapFamily):
     """CP-* (manual §5.4.2): subtree metric and overlapping by PoS and phrase type."""
 
     family = "CP"
+    # 2: a reflexive clitic (expl:pv, expl:comp, expl:pass) no longer makes a clause S; only expl and
+    # expl:subj count as subjects (annotate/layers/phrase.py)
+    version = "2"
     selectors = _selectors()
     variants = tuple(selectors)
 

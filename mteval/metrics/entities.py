@@ -23,7 +23,8 @@ meaning (:mod:`mteval.metrics.aliases`): ``NE-Oe-*`` (``O`` included) is ``NE-Oe
 ``NE-Oe-**`` (actual entities only) is ``NE-Oe(*)``; ``NE-Oe-t``/``NE-Me-t`` are ``NE-Oe(t)``/``NE-Me(t)``.
 
 Without an NER model in the annotation every word is ``O``: ``NE-Oe(**)`` is then the plain lexical
-overlap and the other variants have no score (NaN segments, 0 in document/system means).
+overlap and the other variants score 0 on every segment (a segment without items scores 0, as in
+Asiya: :meth:`mteval.metrics.overlap.Selector.score`).
 """
 
 from __future__ import annotations

@@ -42,7 +42,9 @@ class SemanticRoles(OverlapFamily):
     family = "SR"
     # 2: adjunct subtypes (AM-TMP, AM-LOC, AM-NEG, AM-MOD...) per language (annotate/layers/role_lexicon.py);
     # English scores are unchanged, but SR files cached for ru/cs/fr/es by version 1 are stale, not current
-    version = "2"
+    # 3: Czech verb negation is the item "ne", not the verb form, and only on ne- forms (roles.Role.text);
+    # English scores are unchanged
+    version = "3"
     selectors = SELECTORS
     variants = tuple(SELECTORS)
 
@@ -57,7 +59,7 @@ class SemanticRoles(OverlapFamily):
         for pred in predicates(sentence):
             verb = self.norm(pred.lemma)
             for role in pred.roles:
-                words = tuple(forms[i] for i in role.words)
+                words = tuple(self.norm(t) for t in role.text) or tuple(forms[i] for i in role.words)
                 free["Or"].extend((role.label, w) for w in words)
                 free["Orv"].extend((role.label, (verb, w)) for w in words)
                 free["Mr"].append((role.label, words))

@@ -70,6 +70,9 @@ class ShallowSyntax(OverlapFamily):
     """SP-* (manual §5.3): Overlapping by PoS and chunk type, and NIST over shallow layers."""
 
     family = "SP"
+    # 2: chunks take aux's subtypes (French aux:tense) and negations marked Polarity=Neg (n’t, ne/pas, не)
+    # into the verb group (annotate/layers/chunks.py)
+    version = "2"
     selectors = SELECTORS
     variants = tuple(SELECTORS) + tuple(NIST_VARIANTS)
 

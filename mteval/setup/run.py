@@ -323,7 +323,7 @@ def _warn_about_texts(planned: list[Planned], texts: LoadedTexts, experiment: Ex
     will make little of them, texts that are not what they should be (:mod:`mteval.setup.text_warnings`)."""
     variants = [(plan.family, name) for plan in planned for _, names in plan.todo for name in names]
     found = warnings_for(variants, _scored_against(planned, texts), texts, experiment.language,
-                         experiment.case_sensitive)
+                         experiment.case_sensitive, annotation=experiment.annotation)
     for warning in found:
         LOG.warning(warning)
 

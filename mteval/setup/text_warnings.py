@@ -28,12 +28,14 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from mteval.experiment.texts import LoadedTexts
 from mteval.metrics import registry
 from mteval.metrics.base import MetricFamily
 from mteval.setup.copies import copy_warnings, source_copy_warnings
 from mteval.setup.empty_lines import empty_line_warnings
+from mteval.setup.label_inventory import label_warnings
 from mteval.setup.language_words import language_warnings
 from mteval.setup.line_overlap import LineFits
 from mteval.setup.preparation import preparation_warnings
@@ -46,11 +48,15 @@ Variant = tuple[MetricFamily, str]  # a family and a variant name as the user wr
 
 
 def warnings_for(variants: Iterable[Variant], scored: Mapping[str, Sequence[str]], texts: LoadedTexts,
-                 language: str, case_sensitive: bool | None, references: Sequence[str] | None = None) -> list[str]:
-    """:func:`family_warnings` of ``variants`` and :func:`text_warnings`, remembered (module docstring)."""
+                 language: str, case_sensitive: bool | None, references: Sequence[str] | None = None,
+                 annotation: Mapping[str, Any] | None = None) -> list[str]:
+    """:func:`family_warnings` of ``variants`` and :func:`text_warnings`, remembered (module docstring);
+    ``annotation``: the experiment's ``annotation:`` (its backend and model)."""
     chosen = list(variants)
-    key = _digest(chosen, scored, texts, (language, case_sensitive, None if references is None else list(references)))
-    return remembered("text-warnings", key, lambda: family_warnings(chosen, texts, language)
+    settings = (language, case_sensitive, None if references is None else list(references),
+                sorted((str(k), str(v)) for k, v in (annotation or {}).items()))
+    key = _digest(chosen, scored, texts, settings)
+    return remembered("text-warnings", key, lambda: family_warnings(chosen, texts, language, annotation)
                       + text_warnings(scored, texts, case_sensitive, references))
 
 
@@ -73,15 +79,27 @@ def _digest(variants: list[Variant], scored: Mapping[str, Sequence[str]], texts:
 def _code() -> bytes:
     """The source of the modules that make the warnings (a change to any of them is a new key)."""
     from mteval.metrics import stemmers  # METEOR's warning names the language's stemmer
-    from mteval.setup import copies, empty_lines, language_words, line_overlap, preparation, scripts, shifted, unrelated
+    from mteval.setup import (
+        copies,
+        empty_lines,
+        label_inventory,
+        language_words,
+        line_overlap,
+        preparation,
+        scripts,
+        shifted,
+        unrelated,
+    )
 
     modules = (sys.modules[__name__], copies, empty_lines, language_words, line_overlap, preparation, scripts, shifted,
-               unrelated, stemmers)
+               unrelated, stemmers, label_inventory)
     return b"".join(Path(module.__file__ or "").read_bytes() for module in modules)
 
 
-def family_warnings(variants: Iterable[Variant], texts: LoadedTexts, language: str) -> list[str]:
-    """:mod:`mteval.setup.scripts`' warnings for these variants (each canonical variant once)."""
+def family_warnings(variants: Iterable[Variant], texts: LoadedTexts, language: str,
+                    annotation: Mapping[str, Any] | None = None) -> list[str]:
+    """:mod:`mteval.setup.scripts`' warnings for these variants (each canonical variant once), and
+    :mod:`mteval.setup.label_inventory`'s."""
     chosen: dict[str, Variant] = {}
     for family, name in variants:
         chosen.setdefault(registry.canonical(name), (family, name))
@@ -90,7 +108,8 @@ def family_warnings(variants: Iterable[Variant], texts: LoadedTexts, language: s
     warned = {line.split(":", 1)[0] for line in ascii_lines}
     by_language = [family.family for family, _ in chosen.values() if family.needs_annotation or family.by_language]
     return (ascii_lines + unspaced_script_warnings(chosen.values(), texts, warned)
-            + language_warnings(by_language, texts, language) + english_only_warnings(families, language))
+            + language_warnings(by_language, texts, language) + english_only_warnings(families, language)
+            + label_warnings([name for _, name in chosen.values()], language, annotation))
 
 
 def text_warnings(scored: Mapping[str, Sequence[str]], texts: LoadedTexts, case_sensitive: bool | None,

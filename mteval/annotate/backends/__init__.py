@@ -22,6 +22,7 @@ from importlib.metadata import PackageNotFoundError, version
 from importlib.util import find_spec
 from typing import Protocol
 
+from mteval.annotate.backends.common import Labels
 from mteval.annotate.model import ArcScores, Sentence
 from mteval.errors import ConfigError
 
@@ -96,6 +97,9 @@ class Backend(Protocol):
 
     def load(self) -> Parser:
         """Load the models (imports the backend's packages)."""
+
+    def labels(self) -> Labels:
+        """The labels its models can produce (read without loading them)."""
 
 
 def package_version(package: str, extra: str) -> str:

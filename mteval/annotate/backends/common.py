@@ -1,10 +1,11 @@
 """What the non-Stanza backends share: model-file digests, the 1-best tree as arc scores, the
-segment cut, and BIO tags from character spans."""
+segment cut, BIO tags from character spans, and the labels a backend can produce."""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -63,6 +64,16 @@ def with_cut(sentence: Sentence, dropped: int) -> Sentence:
     if not dropped:
         return sentence
     return Sentence(sentence.words, sentence.text, (*sentence.meta, (WORDS_CUT, str(dropped))))
+
+
+@dataclass(frozen=True)
+class Labels:
+    """The labels a backend's models can produce, for the per-label metric variants (SP-Op(t),
+    DP-Or(t), NE-Oe(t)...): XPOS tags, dependency relations (UD spelling) and entity types."""
+
+    xpos: frozenset[str]
+    relations: frozenset[str]
+    entities: frozenset[str]
 
 
 def bio_tags(offsets: Sequence[tuple[int, int]], spans: Iterable[tuple[int, int, str]]) -> list[str]:

@@ -24,6 +24,7 @@ from mteval.annotate.arc_capture import TOP_K
 from mteval.annotate.backends import package_version, require
 from mteval.annotate.backends.common import (
     PARSE_SCHEME,
+    Labels,
     bio_tags,
     cut_words,
     files_digest,
@@ -32,12 +33,22 @@ from mteval.annotate.backends.common import (
     with_cut,
 )
 from mteval.annotate.backends.mst import mst_heads
+from mteval.annotate.layers.labels import UPOS_TAGS
 from mteval.annotate.model import ArcScores, Sentence
 from mteval.errors import ConfigError
 
 PROCESSORS = "tokenize,pos,lemma,depparse,ner"
 MODELS = ("news",)  # natasha ships one model set
 EXTRA = "ru"
+# what natasha 1.6.0's news models produce (tests/test_label_inventory.py checks them against the loaded
+# models): slovnet's syntax relations (its rels vocabulary, without <pad>), its NER types; no XPOS tagset
+RELATIONS = frozenset((
+    "acl", "acl:relcl", "advcl", "advmod", "amod", "appos", "aux", "aux:pass", "case", "cc", "ccomp", "compound",
+    "conj", "cop", "csubj", "csubj:pass", "dep", "det", "discourse", "dislocated", "expl", "fixed", "flat",
+    "flat:foreign", "flat:name", "goeswith", "iobj", "list", "mark", "nmod", "nsubj", "nsubj:pass", "nummod",
+    "nummod:entity", "nummod:gov", "obj", "obl", "obl:agent", "orphan", "parataxis", "punct", "root", "vocative",
+    "xcomp"))
+ENTITIES = frozenset(("PER", "LOC", "ORG"))
 
 
 @dataclass(frozen=True)
@@ -68,6 +79,10 @@ class NatashaBackend:
     def load(self) -> NatashaParser:
         """Load the models (imports natasha)."""
         return NatashaParser()
+
+    def labels(self) -> Labels:
+        """What the models can produce (nothing loaded): XPOS is UPOS (:func:`~.common.make_word`)."""
+        return Labels(xpos=frozenset(UPOS_TAGS), relations=RELATIONS, entities=ENTITIES)
 
 
 def _model_files() -> tuple[list[Path], Path]:

@@ -24,6 +24,7 @@ from typing import Any
 from mteval.annotate.backends import LANGUAGES, package_version, require
 from mteval.annotate.backends.common import (
     PARSE_SCHEME,
+    Labels,
     cut_words,
     make_word,
     one_best_scores,
@@ -31,6 +32,7 @@ from mteval.annotate.backends.common import (
     ud_relation,
     with_cut,
 )
+from mteval.annotate.layers.labels import UPOS_TAGS
 from mteval.annotate.model import ArcScores, Sentence
 from mteval.errors import ConfigError
 
@@ -61,6 +63,18 @@ class SpacyBackend:
     def load(self) -> SpacyParser:
         """Load the pipeline (imports spaCy)."""
         return SpacyParser(self)
+
+    def labels(self) -> Labels:
+        """What the model can produce, from its ``meta.json`` (nothing loaded): the parser's relations
+        (``ROOT`` as ``root``), the ``ner`` types, and its ``tagger``'s
+        tags as XPOS, or UPOS when it has no tagger (:func:`~.common.make_word`)."""
+        try:
+            found = json.loads((self.folder / "meta.json").read_text(encoding="utf-8")).get("labels", {})
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"the spaCy model folder {self.folder} has no readable meta.json ({exc})") from exc
+        return Labels(xpos=frozenset(found.get("tagger") or UPOS_TAGS),
+                      relations=frozenset({ud_relation(x) for x in found.get("parser", ())} | {"root"}),
+                      entities=frozenset(found.get("ner", ())))
 
 
 def _extra(language: str) -> str:

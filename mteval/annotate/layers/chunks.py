@@ -33,8 +33,10 @@ chunk     LEFT relations
 ========  ======================================================================================
 NP        det, det:predet, det:poss, amod, nummod, compound, nmod:poss (no ``'s``: it ends the
           possessor chunk first), flat, fixed; advmod of an ADJ/NUM already in the chunk
-VP        aux, aux:pass; advmod of negation (not, n't, never); mark with XPOS ``TO``; advmod ADV
-          directly preceded by an aux of the same verb (``has already left``)
+VP        aux and its subtypes (aux:pass; French aux:tense, aux:caus); advmod of negation (not,
+          n't, never, or any ADV/PART marked ``Polarity=Neg``: ``n’t``, ``ne``/``pas``, ``не``,
+          ``no``); mark with XPOS ``TO``; advmod ADV directly preceded by an aux of the same verb
+          (``has already left``, ``a pas ratifié``)
 ADJP      advmod
 ADVP      advmod
 PP, SBAR  fixed
@@ -57,7 +59,7 @@ RIGHT = {"flat", "flat:name", "flat:foreign", "fixed", "goeswith"}
 LEFT: dict[str, set[str]] = {
     "NP": {"det", "det:predet", "det:poss", "amod", "nummod", "compound", "nmod:poss", "flat", "fixed",
            "advmod"},
-    "VP": {"aux", "aux:pass", "advmod", "mark"},
+    "VP": {"aux", "advmod", "mark"},  # aux: with its subtypes (_base)
     "ADJP": {"advmod"},
     "ADVP": {"advmod"},
     "PP": {"fixed"},
@@ -94,7 +96,8 @@ def head_type(word: Word, has_fixed: bool) -> str:
 def _absorbs_left(kind: str, word: Word, sentence: Sentence, members: set[int]) -> bool:
     """Whether a left neighbour ``word`` joins a chunk of type ``kind`` (growth table)."""
     rel = word.deprel
-    if word.head not in members or rel not in LEFT.get(kind, ()):
+    if word.head not in members or (rel not in LEFT.get(kind, ()) and
+                                    not (kind == "VP" and _is_aux(rel))):
         return False
     if kind == "NP":
         if rel == "advmod":
@@ -109,8 +112,16 @@ def _absorbs_left(kind: str, word: Word, sentence: Sentence, members: set[int]) 
 
 
 def _is_negation(word: Word) -> bool:
-    """``not``, ``n't``, ``never``."""
-    return word.lemma.lower() in NEGATION or word.form.lower() in NEGATION
+    """``not``, ``n't``, ``never``, or an adverb or particle marked ``Polarity=Neg`` (UD: ``n’t``,
+    French ``ne``/``pas``, Spanish ``no``, Russian ``не``)."""
+    if word.lemma.lower() in NEGATION or word.form.lower() in NEGATION:
+        return True
+    return word.upos in ("ADV", "PART") and "Polarity=Neg" in word.feats.split("|")
+
+
+def _is_aux(rel: str) -> bool:
+    """``aux`` or one of its subtypes (``aux:pass``; French ``aux:tense``, ``aux:caus``)."""
+    return rel.split(":")[0] == "aux"
 
 
 def _after_aux(word: Word, sentence: Sentence) -> bool:
@@ -120,7 +131,7 @@ def _after_aux(word: Word, sentence: Sentence) -> bool:
         before = sentence.word(k)
         if before.head != word.head:
             return False
-        if before.deprel in ("aux", "aux:pass"):
+        if _is_aux(before.deprel):
             return True
         if before.deprel != "advmod":
             return False
@@ -149,7 +160,7 @@ def chunks(sentence: Sentence) -> list[Chunk]:
             continue  # joins its head's chunk, formed later in this right-to-left scan
         kind = head_type(word, i in has_fixed)
         start, end, members = i, i, {i}
-        if kind == "VP" and word.deprel in ("cop", "aux", "aux:pass"):
+        if kind == "VP" and (word.deprel == "cop" or _is_aux(word.deprel)):
             members.add(word.head)  # a verb group around a copula: its auxiliaries hang from the predicate
         if kind != "O":
             while end < n and owner[end + 1] < 0 and _absorbs_right(kind, sentence.word(end + 1), members):

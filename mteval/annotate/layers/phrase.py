@@ -16,7 +16,7 @@ Projection table (the phrase of word w; first matching row wins):
 ==========================================================  =================================
 condition                                                   phrase
 ==========================================================  =================================
-w has a subject dependent (nsubj*, csubj*, expl)            S
+w has a subject dependent (nsubj*, csubj*, expl, expl:subj)  S
 no dependents and relation compound/flat/fixed/goeswith    (no phrase)
 no dependents, UPOS PRON, relation nmod:poss (``his``)      (no phrase)
 UPOS VERB                                                   VP
@@ -46,7 +46,15 @@ from __future__ import annotations
 
 from mteval.annotate.model import Sentence, Tree, Word
 
-SUBJECTS = ("nsubj", "csubj", "expl")
+SUBJECTS = ("nsubj", "csubj")  # with their subtypes (nsubj:pass, csubj:outer...)
+# expletive subjects (English "there", French impersonal "il"); not the reflexive clitics of
+# expl:pv (Czech "se"), expl:comp or expl:pass (French "se"), which are no subject
+EXPLETIVE_SUBJECTS = ("expl", "expl:subj")
+
+
+def is_subject(rel: str) -> bool:
+    """Whether a dependency relation makes its head a clause with a subject (projection table)."""
+    return rel.split(":")[0] in SUBJECTS or rel in EXPLETIVE_SUBJECTS
 NAME_PARTS = ("compound", "flat", "fixed", "goeswith")
 PHRASE_TYPES = ("S", "SBAR", "VP", "NP", "PP", "ADJP", "ADVP", "QP", "INTJ", "PRT", "X", "ROOT")
 
@@ -54,7 +62,7 @@ PHRASE_TYPES = ("S", "SBAR", "VP", "NP", "PP", "ADJP", "ADVP", "QP", "INTJ", "PR
 def _label(word: Word, kids: list[int], sentence: Sentence) -> str | None:
     """Phrase label a word projects, or None (the projection table of the module docstring)."""
     upos, rel, has = word.upos, word.deprel, bool(kids)
-    if any(sentence.word(k).deprel.split(":")[0] in SUBJECTS for k in kids):
+    if any(is_subject(sentence.word(k).deprel) for k in kids):
         return "S"
     fixed = {"VERB": "VP", "NOUN": "NP", "PROPN": "NP", "PRON": "NP", "INTJ": "INTJ"}
     possessive = rel == "nmod:poss" and upos == "PRON"

@@ -49,7 +49,8 @@ discourse              —                                                     A
   infinitive ``xcomp``/``csubj`` is no predicate; the infinitive gets AM-MOD spanning it and takes
   its other dependents (``Вчера он не смог приехать``: приехать has AM-TMP, A0, AM-NEG, AM-MOD).
 * Verb negation (cs): a verb without an AM-NEG whose own word, auxiliary or modal has
-  ``Polarity=Neg`` (*nepřijde*, *nebude*) gets AM-NEG spanning that word.
+  ``Polarity=Neg`` and starts with ``ne`` (*nepřijde*, *nebude*) gets AM-NEG spanning that word,
+  whose item is ``ne`` (not the verb form: *nepodpořil* and *nepodporuje* agree on negation).
 
 Subjects are propagated as in enhanced UD (:func:`shared_subject`): a coordinated verb without a
 subject shares its first conjunct's, an ``xcomp`` verb takes its controller's (the head's object if
@@ -67,6 +68,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mteval.annotate.layers.phrase import is_subject
 from mteval.annotate.layers.role_lexicon import ENGLISH, RoleLexicon, lexicon
 from mteval.annotate.model import Sentence, Word
 
@@ -79,14 +81,20 @@ CAUSAL_CASES = ENGLISH.causal_cases
 PURPOSE_CASES, MANNER_CASES = ENGLISH.purpose_cases, ENGLISH.manner_cases
 TEMPORAL_ADVERBS, LOCATIVE_ADVERBS = ENGLISH.temporal_adverbs, ENGLISH.locative_adverbs
 SUBJECTS = ("nsubj", "nsubj:pass", "csubj", "csubj:pass")
+NEGATION_PREFIX = "ne"  # Czech verb negation (role_lexicon's verb_negation)
 
 
 @dataclass(frozen=True)
 class Role:
-    """One argument or adjunct: its role label and the 1-based ids of its words, in order."""
+    """One argument or adjunct: its role label and the 1-based ids of its words, in order.
+
+    ``text``, when given, is what the role's items are instead of the words' forms: a negation
+    written as a verb prefix (Czech *nepřijde*) spans the verb but is the item ``ne``, so two
+    negated verbs agree on AM-NEG whatever their tense or person, as ``not``/``не`` do."""
 
     label: str
     words: tuple[int, ...]
+    text: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -221,7 +229,7 @@ def shared_subject(word: Word, sentence: Sentence, kids: list[list[int]]) -> Rol
     if it has one, else its subject). A1 when the verb is passive (has ``aux:pass``), else A0."""
     if word.deprel not in ("conj", "xcomp") or not word.head:
         return None
-    if any(sentence.word(k).deprel.split(":")[0] in ("nsubj", "csubj", "expl") for k in kids[word.id]):
+    if any(is_subject(sentence.word(k).deprel) for k in kids[word.id]):
         return None
     head_kids = [sentence.word(k) for k in kids[word.head]]
     wanted = ("obj",) if word.deprel == "xcomp" and any(w.deprel == "obj" for w in head_kids) else (
@@ -250,11 +258,12 @@ def _is_modal_head(word: Word, sentence: Sentence, kids: list[list[int]], lex: R
 
 def _negated_word(word: Word, others: list[int], sentence: Sentence) -> Role | None:
     """AM-NEG spanning the verb, or one of its auxiliaries or its modal, marked ``Polarity=Neg``
-    (negation written as a prefix: Czech ``nepřijde``)."""
+    and written with the prefix (Czech ``nepřijde``: a parser's ``Polarity=Neg`` on ``narostlo``
+    is no negation); its item is the prefix ``ne`` (:class:`Role`)."""
     for w in [word, *(sentence.word(k) for k in others)]:
         if (w is word or w.deprel.split(":")[0] in ("aux", "cop") or w.id == word.head) \
-                and _feature(w, "Polarity") == "Neg":
-            return Role("AM-NEG", (w.id,))
+                and _feature(w, "Polarity") == "Neg" and w.form.lower().startswith(NEGATION_PREFIX):
+            return Role("AM-NEG", (w.id,), (NEGATION_PREFIX,))
     return None
 
 
