@@ -10,7 +10,7 @@ from mteval.annotate.model import Sentence, Tree, Word
 from mteval.errors import ConfigError, InputError
 from mteval.hybridize import hybridize, write_extended_references
 from mteval.hybridize.equivalents import equivalent_pairs, node_at
-from mteval.hybridize.generate import word_pieces
+from mteval.hybridize.generate import render, word_pieces
 from mteval.hybridize.stats import length_distribution, table5
 
 
@@ -82,9 +82,26 @@ def test_different_structures_and_duplicates() -> None:
 
 def test_spacing_follows_the_text() -> None:
     s = Sentence((Word(1, "Hello"), Word(2, ","), Word(3, "world"), Word(4, "!")), "Hello, world!")
-    assert word_pieces(s) == ["Hello", ", ", "world", "! "]
+    assert [(p.before, p.form, p.after) for p in word_pieces(s)] == [
+        (" ", "Hello", ""), ("", ",", " "), (" ", "world", ""), ("", "!", "")]
+    assert render(tuple(word_pieces(s))) == "Hello, world!"
     odd = Sentence((Word(1, "do"), Word(2, "n't")), "don't")
-    assert "".join(word_pieces(odd)).strip() == "don't"
+    assert render(tuple(word_pieces(odd))) == "don't"
+
+
+def test_words_from_two_references_are_not_glued() -> None:
+    """Where the next word comes from the other reference, the space before it there decides: an audit
+    found "the roadand then" and "He doesnot know" in WMT21 hybrids (the first word's own space was used)."""
+    a = Sentence((Word(1, "He"), Word(2, "does"), Word(3, "n't"), Word(4, "know")), "He doesn't know")
+    b = Sentence((Word(1, "He"), Word(2, "does"), Word(3, "not"), Word(4, "know")), "He does not know")
+    pa, pb = word_pieces(a, 0), word_pieces(b, 1)
+    assert render((pa[0], pa[1], pb[2], pa[3])) == "He does not know"
+    assert render((pb[0], pb[1], pa[2], pb[3])) == "He doesn't know"
+    road = Sentence((Word(1, "the"), Word(2, "road"), Word(3, ","), Word(4, "then")), "the road, then")
+    also = Sentence((Word(1, "the"), Word(2, "way"), Word(3, "and"), Word(4, "then")), "the way and then")
+    pr, pw = word_pieces(road, 0), word_pieces(also, 1)
+    assert render((pr[0], pr[1], pw[2], pw[3])) == "the road and then"
+    assert render((pw[0], pw[1], pr[2], pr[3])) == "the way, then"
 
 
 def test_write_files_and_stats(tmp_path: Path) -> None:
@@ -101,6 +118,11 @@ def test_write_files_and_stats(tmp_path: Path) -> None:
     assert stats.references == 4 and stats.total_nodes == 7 + 6 + 3 + 3
     assert stats.total_equivalent == 5 + 5 + 3 + 3
     assert stats.average_length == pytest.approx((4 + 3 + 2 + 2) / 4)
+    # the second segment's two identical references are one reference of the extended set
+    assert stats.originals == 3 and [s.n_original for s in result.segments] == [2, 1]
+    generated = sum(s.n_generated for s in result.segments)
+    assert dict(stats.rows())["Average references per segment"] == f"{(3 + generated) / 2:.2f}"
+    assert dict(stats.rows())["Segments cut by the cap"] == "0"
     dist = length_distribution(result, max_length=4)
     assert dist[1] == (9, 12, 0.75)  # one-word nodes: 12, of which equivalent 9
     assert dist[4] == (1, 1, 1.0)

@@ -11,8 +11,12 @@ the original references first (their texts as given), then the new sentences in 
 generation (reference 1 first; within Equ: Seg, the equivalents, then the product in
 lexicographic order). Two sentences are duplicates when equal after collapsing whitespace.
 
-Surface: a generated sentence is the concatenation of its words, each followed by the space
-that followed it in its own reference text (so "develops," stays unspaced). Seg(nt) lists the
+Surface: a generated sentence is its words (Wang et al. concatenate sub-segments, i.e. token
+sequences) spaced as in the references: between two words that follow each other in one
+reference, the whitespace between them there (so "develops," stays unspaced); where the next word
+comes from elsewhere (another reference, or another place), the whitespace that preceded it in its
+own reference (a space at its text's start), so that "road" + "and" is "road and" and "road" + ","
+is "road," (before 2026-11-28 the first word's own following space was used: "roadand"). Seg(nt) lists the
 node's words in surface order. A phrase-structure tree projected from a non-projective
 dependency parse can have discontinuous constituents; the product is taken only at nodes whose
 words, read through the children, are contiguous and in surface order (otherwise concatenating
@@ -32,12 +36,25 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, product
 from pathlib import Path as FilePath
+from typing import NamedTuple
 
 from mteval.annotate.model import Sentence, Tree
 from mteval.errors import ConfigError, InputError
 from mteval.hybridize.equivalents import Path, node_at, partners, walk
 
-Variant = tuple[str, ...]  # words, each with its trailing space
+
+class Piece(NamedTuple):
+    """One word of a reference: its form, the whitespace before and after it there (``""`` or
+    ``" "``), and where it is (reference index, 1-based word id)."""
+
+    form: str
+    before: str
+    after: str
+    ref: int
+    word: int
+
+
+Variant = tuple[Piece, ...]  # the words of a (partial) sentence
 
 
 @dataclass(frozen=True)
@@ -70,27 +87,33 @@ class HybridResult:
         return len(self.segments)
 
 
-def word_pieces(sentence: Sentence) -> list[str]:
-    """Each word's form plus the whitespace that follows it in ``sentence.text`` (a space when
-    the form cannot be found there, e.g. a contraction split into syntactic words)."""
-    text, cursor, pieces = sentence.text, 0, []
+def word_pieces(sentence: Sentence, ref: int = 0) -> list[Piece]:
+    """Each word of reference ``ref`` with the whitespace before and after it in ``sentence.text``
+    (a space when the form cannot be found there, e.g. a contraction split into syntactic words)."""
+    text, cursor, spaced = sentence.text, 0, []
     for w in sentence.words:
         at = text.find(w.form, cursor)
         if at < 0 or text[cursor:at].strip():
-            pieces.append(w.form + " ")
+            spaced.append((w.form, " "))
             continue
         cursor = at + len(w.form)
         gap = len(text[cursor:]) - len(text[cursor:].lstrip())
-        pieces.append(w.form + text[cursor:cursor + gap][:1].replace("\n", " ").replace("\t", " "))
+        spaced.append((w.form, " " if gap else ""))
         cursor += gap
-    if pieces and not pieces[-1].endswith(" "):
-        pieces[-1] += " "  # the last word may be followed by other words in a new sentence
-    return pieces
+    return [Piece(form, " " if k == 0 else spaced[k - 1][1], after, ref, k + 1)
+            for k, (form, after) in enumerate(spaced)]
 
 
 def render(variant: Variant) -> str:
-    """A generated sentence as text."""
-    return "".join(variant).strip()
+    """A generated sentence as text (module docstring: the spacing between two words)."""
+    out = []
+    for k, piece in enumerate(variant):
+        if k:
+            last = variant[k - 1]
+            adjacent = last.ref == piece.ref and last.word + 1 == piece.word
+            out.append(last.after if adjacent else piece.before)
+        out.append(piece.form)
+    return "".join(out).strip()
 
 
 def _dedup(items: Iterable[Variant], limit: int, seen: set[str] | None = None) -> tuple[list[Variant], bool]:
@@ -111,7 +134,7 @@ def _dedup(items: Iterable[Variant], limit: int, seen: set[str] | None = None) -
 class _Segment:
     """Equ(nt) for the references of one segment (memoised per (reference, path))."""
 
-    def __init__(self, trees: Sequence[Tree], pieces: Sequence[list[str]], limit: int) -> None:
+    def __init__(self, trees: Sequence[Tree], pieces: Sequence[list[Piece]], limit: int) -> None:
         """Trees and word pieces of the segment's references; ``limit`` caps each Equ list."""
         self.trees, self.pieces, self.limit = trees, pieces, limit
         self.partners = partners(trees)
@@ -165,9 +188,9 @@ def _lengths(tree: Tree, equivalent: set[Path]) -> tuple[tuple[int, ...], tuple[
 
 def hybridize_segment(sentences: Sequence[Sentence], trees: Sequence[Tree], cap: int) -> SegmentHybrids:
     """The extended references of one segment (Wang et al. 2009, formula (1))."""
-    seg = _Segment(trees, [word_pieces(s) for s in sentences], cap + len(sentences))
+    seg = _Segment(trees, [word_pieces(s, i) for i, s in enumerate(sentences)], cap + len(sentences))
     seen: set[str] = set()
-    originals, _ = _dedup(((s.text,) for s in sentences), len(sentences) + 1, seen)
+    originals, _ = _dedup(((Piece(s.text, "", "", -1, 0),) for s in sentences), len(sentences) + 1, seen)
     generated: list[Variant] = []
     bound = 0
     for i in range(len(trees)):

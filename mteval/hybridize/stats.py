@@ -31,6 +31,7 @@ class Table5:
     segments: int
     average_generated: float  # new references per segment (after de-duplication and cap)
     truncated: int  # segments where the cap cut the generation
+    originals: int = 0  # distinct original references over all segments (identical ones count once)
 
     def rows(self) -> list[tuple[str, str]]:
         """(row name, value) in the paper's order, for printing."""
@@ -39,11 +40,12 @@ class Table5:
                 ("Total equivalent nodes", str(self.total_equivalent)),
                 ("Average tree nodes", f"{self.average_nodes:.2f}"),
                 ("Average equivalent nodes", f"{self.average_equivalent:.2f}"),
-                ("Average references per segment", f"{self.average_generated + self._originals():.2f}")]
+                ("Average references per segment", f"{self.average_generated + self._originals():.2f}"),
+                ("Segments cut by the cap", str(self.truncated))]
 
     def _originals(self) -> float:
-        """Original references per segment."""
-        return self.references / self.segments if self.segments else 0.0
+        """Distinct original references per segment (the extended set keeps one of identical ones)."""
+        return self.originals / self.segments if self.segments else 0.0
 
 
 def table5(result: HybridResult) -> Table5:
@@ -56,7 +58,7 @@ def table5(result: HybridResult) -> Table5:
     return Table5(refs, sum(words) / refs if refs else 0.0, sum(nodes), sum(equ),
                   sum(nodes) / refs if refs else 0.0, sum(equ) / refs if refs else 0.0, segs,
                   sum(s.n_generated for s in result.segments) / segs if segs else 0.0,
-                  sum(s.truncated for s in result.segments))
+                  sum(s.truncated for s in result.segments), sum(s.n_original for s in result.segments))
 
 
 def length_distribution(result: HybridResult, max_length: int = 50) -> dict[int, tuple[int, int, float]]:

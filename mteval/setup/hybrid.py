@@ -6,7 +6,8 @@ the references (annotation cache), projects each parse to phrase structure
 (:func:`mteval.hybridize.generate.hybridize`) and scores every system against them as one more
 reference set named ``HYB`` (``CACHE/SYSTEM/HYB/METRIC.xml``; ``iqeval -doOQ -R HYB``). The set
 is K parallel texts ``HYB.1..HYB.K`` (K = the most references any segment has; a segment with
-fewer repeats its references in turn), also written to ``CACHE/.hybrid/`` with their statistics.
+fewer repeats its references in turn), also written to ``CACHE/.hybrid/`` (the texts only; ``mteval
+hybridize`` prints the statistics).
 """
 
 from __future__ import annotations
