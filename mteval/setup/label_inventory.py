@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mteval.annotate import backends
-from mteval.annotate.backends.common import Labels
-from mteval.annotate.layers.labels import UPOS_TAGS
 from mteval.errors import ConfigError
 from mteval.metrics import registry
+
+if TYPE_CHECKING:  # the backends are imported only when a per-label variant is asked for
+    from mteval.annotate.backends.common import Labels
 
 # a per-label variant: the measure's prefix and its label, and which of Labels' sets the label is from
 _VARIANT = re.compile(r"^(SP-Op|CP-Op|DP-Or|NE-Oe|NE-Me)\((.+)\)$")
@@ -36,6 +36,8 @@ SHOWN = 6  # variants named before "and N more"
 def backend_labels(language: str, annotation: Mapping[str, Any] | None = None) -> tuple[str, Labels] | None:
     """``(description, labels)`` of the experiment's annotation backend, or None when there is nothing
     to check (Stanza; a backend or model that is not installed, which iqsetup refuses elsewhere)."""
+    from mteval.annotate import backends  # noqa: PLC0415 - only for per-label variants
+
     annotation = annotation or {}
     try:
         backend = backends.select(language, annotation.get("backend"), annotation.get("model"))
@@ -61,6 +63,8 @@ def unproduced(names: Iterable[str], labels: Labels) -> dict[str, list[str]]:
 
 def _hint(kind: str, labels: Labels, missing: list[str]) -> str:
     """What the backend has instead of the ``missing`` labels of one kind."""
+    from mteval.annotate.layers.labels import UPOS_TAGS  # noqa: PLC0415
+
     if kind == "xpos":
         if labels.xpos <= set(UPOS_TAGS):
             return "its XPOS tags are its UPOS tags: SP-Opu(t), DP-Oc(t)"

@@ -20,11 +20,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from importlib.util import find_spec
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from mteval.annotate.backends.common import Labels
 from mteval.annotate.model import ArcScores, Sentence
 from mteval.errors import ConfigError
+
+if TYPE_CHECKING:
+    from mteval.annotate.backends.common import Labels
 
 BACKENDS = ("stanza", "spacy", "natasha")
 
