@@ -14,14 +14,15 @@ and recall; ``μPR[a,b,...]`` is the harmonic mean of each decomposition's preci
 
 *DPM* counts come from the 1-best tree (the annotation). *EDPM* counts are expectations: the paper
 averages over an n-best list with a flattening exponent γ; we take exact expectations over all
-non-projective trees under the parser's scores tempered by γ (:mod:`mteval.metrics.matrix_tree`),
-so γ -> ∞ is DPM. EDPM (§5) = ``F[1g,2g,dl,lh]`` with γ = 0.25.
+non-projective trees under the parser's scores tempered by γ (:mod:`mteval.metrics.matrix_tree`);
+``gamma="inf"`` is DPM (the annotated tree; the γ -> ∞ limit of the model, which weighs the labels
+too, can be another tree: docs/sepia-edpm.md). EDPM (§5) = ``F[1g,2g,dl,lh]`` with γ = 0.25.
 
 Bound (long segments): the expectation over one sentence of n words costs O(n^3) time and O(n^2)
 memory, O(n^2 x labels) with a dlh variant (5,000 words: ~40 s and > 2 GB; 1,000 words: < 1 s and
 ~0.3 GB with every variant). A segment with a sentence (a connected part of its arc
-scores) longer than ``MAX_PART`` words is counted over its 1-best tree instead (the γ -> ∞ limit,
-DPM's counts), with a warning; ``maxpart`` is in the signature. The annotator's default of 250
+scores) longer than ``MAX_PART`` words is counted over its 1-best tree instead (the annotated
+tree, DPM's counts), with a warning; ``maxpart`` is in the signature. The annotator's default of 250
 words per segment never reaches it.
 
 Several references: every segment is scored against each reference and the best one (by the
@@ -237,7 +238,7 @@ def _types(forms: Sequence[str]) -> tuple[dict[str, int], np.ndarray]:
 
 
 def one_best_arcs(sentence: Sentence, labels: dict[str, int]) -> TreeArcs:
-    """The annotated tree (the γ -> ∞ limit) as heads and label ids; grows ``labels``."""
+    """The annotated tree (DPM's, ``gamma="inf"``) as heads and label ids; grows ``labels``."""
     n = len(sentence)
     lab = [labels.setdefault(w.deprel, len(labels)) for w in sentence.words]
     heads = np.asarray(sentence.heads(), dtype=np.intp)
