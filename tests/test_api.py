@@ -231,3 +231,31 @@ def test_the_python_examples_of_docs_api_run(tmp_path: Path) -> None:
         done = subprocess.run([sys.executable, "-c", block], cwd=tmp_path, capture_output=True, text=True, timeout=300,
                               check=False)
         assert done.returncode == 0, f"{block}\n{done.stderr[-2000:]}"
+
+
+@pytest.fixture(scope="module")
+def three_refs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three systems of the en-de sample against references A, C and D (QARLA needs three), with the
+    system/system files for JACK, computed through the API."""
+    folder = tmp_path_factory.mktemp("qarla")
+    config = {"name": "api-qarla", "cache": str(folder / "cache"),
+              "references": {r: str(ENDE / "refs" / f"{r}.de") for r in ("A", "C", "D")},
+              "systems": {s: str(ENDE / "sys" / f"{s}.de") for s in ("UEdin", "Online-W", "Facebook-AI")},
+              "metrics": ["BLEU", "chrF", "-TER"]}
+    path = folder / "experiment.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    assert mteval.load(path).compute(jobs=1, jack=True).computed > 0
+    return path
+
+
+def test_campaign_qarla_is_iqevals(three_refs: Path) -> None:
+    """QUEEN, KING, JACK and the greedy KING optimisation from Python: iqeval's records, its defaults."""
+    campaign = mteval.load(three_refs)
+    assert plain(campaign.queen()) == iqeval_json(three_refs, "-doQUEEN")
+    assert plain(campaign.queen("doc", metrics="BLEU,chrF", with_references=True, segments="1-40")) == iqeval_json(
+        three_refs, "-doQUEEN", "-G", "doc", "-M", "BLEU,chrF", "-doref", "-T", "1-40")
+    assert plain(campaign.king("seg", trans_topic=True)) == iqeval_json(three_refs, "-doKING", "-G", "seg", "-TT")
+    assert plain(campaign.jack(systems=["UEdin", "Online-W"])) == iqeval_json(
+        three_refs, "-doJACK", "-S", "UEdin,Online-W")
+    assert plain(campaign.optimize_king("seg")) == iqeval_json(three_refs, "-optimizeKING", "-G", "seg")
+    assert campaign.optimize_king("seg")[-1]["target"] == "optimizeKING"

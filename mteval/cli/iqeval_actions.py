@@ -10,7 +10,6 @@ from collections.abc import Callable
 from typing import Any
 
 from mteval.cli.common import add_judgement_options
-from mteval.errors import CacheError
 from mteval.evaluate import compare, correlate, outside_qarla, qarla
 from mteval.evaluate.selection import Selection
 from mteval.experiment.spec import Experiment
@@ -55,12 +54,7 @@ def _do_king(args: argparse.Namespace, experiment: Experiment, cache: ScoreCache
 def _do_jack(args: argparse.Namespace, experiment: Experiment, cache: ScoreCache,
               sel: Selection, texts: Any) -> list[Record]:
     """iqeval -doJACK (needs iqsetup -JACK)."""
-    try:
-        data = qarla.selection_data(cache, sel, texts, with_jack=True)
-    except CacheError as err:
-        raise CacheError(f"{err.problem}; -doJACK needs system/system scores: run iqsetup -JACK",
-                         err.path) from None
-    return qarla.jack_records(data, sel.level, sel.segments, args.trans_topic)
+    return qarla.jack_records(qarla.jack_data(cache, sel, texts), sel.level, sel.segments, args.trans_topic)
 
 
 def _do_optimize(args: argparse.Namespace, experiment: Experiment, cache: ScoreCache,

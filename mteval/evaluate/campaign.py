@@ -202,6 +202,46 @@ class Campaign:
         return self._records(sel, lambda: confidence_records(self.experiment, self.cache, sel, self.texts, resamples,
                                                              seed, alpha))
 
+    def queen(self, level: str = "sys", *, metrics: Names = None, systems: Names = None, references: Names = None,
+              segments: str | Sequence[int] | None = None, with_references: bool = False,
+              trans_topic: bool = False) -> list[Record]:
+        """``iqeval -doQUEEN [-doref] [-TT]``'s records: QUEEN of each system (and reference) for the
+        metric set, with ``hits`` and ``trials`` (IQMT manual §3; at least 3 references)."""
+        from mteval.evaluate import qarla
+
+        sel = self.selection(level, metrics, systems, references, segments, with_references)
+        return self._records(sel, lambda: qarla.queen_records(qarla.selection_data(self.cache, sel, self.texts),
+                                                              level, sel.segments, trans_topic, with_references))
+
+    def king(self, level: str = "sys", *, metrics: Names = None, systems: Names = None, references: Names = None,
+             segments: str | Sequence[int] | None = None, trans_topic: bool = False) -> list[Record]:
+        """``iqeval -doKING``'s records: KING of each metric, then of the whole set (metric ``SET``)."""
+        from mteval.evaluate import qarla
+
+        sel = self.selection(level, metrics, systems, references, segments)
+        return self._records(sel, lambda: qarla.king_records(qarla.selection_data(self.cache, sel, self.texts),
+                                                             level, trans_topic))
+
+    def jack(self, level: str = "sys", *, metrics: Names = None, systems: Names = None, references: Names = None,
+             segments: str | Sequence[int] | None = None, trans_topic: bool = False) -> list[Record]:
+        """``iqeval -doJACK``'s records (needs the system/system files: ``compute(jack=True)``)."""
+        from mteval.evaluate import qarla
+
+        sel = self.selection(level, metrics, systems, references, segments)
+        return self._records(sel, lambda: qarla.jack_records(qarla.jack_data(self.cache, sel, self.texts), level,
+                                                             sel.segments, trans_topic))
+
+    def optimize_king(self, level: str = "sys", *, metrics: Names = None, systems: Names = None,
+                      references: Names = None, segments: str | Sequence[int] | None = None,
+                      trans_topic: bool = False, exhaustive: bool = False) -> list[Record]:
+        """``iqeval -optimizeKING [--exhaustive]``'s records: the greedy trace, then the ``OPTIMAL`` set
+        (``level="seg"`` for many trials: at ``sys`` there are only as many as references)."""
+        from mteval.evaluate import qarla
+
+        sel = self.selection(level, metrics, systems, references, segments)
+        return self._records(sel, lambda: qarla.optimize_records(qarla.selection_data(self.cache, sel, self.texts),
+                                                                 level, trans_topic, exhaustive))
+
     def _records(self, sel: Selection, make: Callable[[], list[Record]]) -> list[Record]:
         """The records ``make`` gives, without the text views' private keys; a stale file read on
         the way is refused in one error naming every stale file of the selection (as iqeval)."""

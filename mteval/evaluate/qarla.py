@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from mteval.errors import CacheError
 from mteval.evaluate.selection import rows_of
 from mteval.io.corpus import DocumentIndex
 from mteval.meta.qarla.jack import jack
@@ -174,3 +175,12 @@ def selection_data(cache: ScoreSource, sel: Any, texts: Any, with_jack: bool = F
     """The QARLA arrays of an iqeval selection, from the cache (metric directions from the registry)."""
     return qarla_arrays(cache, sel.metrics, sel.systems, sel.references, sel.segments, texts.documents,
                         [higher_is_better(m) for m in sel.metrics], with_jack)
+
+
+def jack_data(cache: ScoreSource, sel: Any, texts: Any) -> QarlaData:
+    """:func:`selection_data` with the system/system files; a missing one says to run ``iqsetup -JACK``."""
+    try:
+        return selection_data(cache, sel, texts, with_jack=True)
+    except CacheError as err:
+        raise CacheError(f"{err.problem}; -doJACK needs system/system scores: run iqsetup -JACK",
+                         err.path) from None

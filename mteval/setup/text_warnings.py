@@ -34,6 +34,7 @@ from mteval.experiment.texts import LoadedTexts
 from mteval.metrics import registry
 from mteval.metrics.base import MetricFamily
 from mteval.setup.copies import copy_warnings, source_copy_warnings
+from mteval.setup.duplicate_metrics import duplicate_warnings
 from mteval.setup.empty_lines import empty_line_warnings
 from mteval.setup.label_inventory import label_warnings
 from mteval.setup.language_words import language_warnings
@@ -81,6 +82,7 @@ def _code() -> bytes:
     from mteval.metrics import stemmers  # METEOR's warning names the language's stemmer
     from mteval.setup import (
         copies,
+        duplicate_metrics,
         empty_lines,
         label_inventory,
         language_words,
@@ -92,14 +94,14 @@ def _code() -> bytes:
     )
 
     modules = (sys.modules[__name__], copies, empty_lines, language_words, line_overlap, preparation, scripts, shifted,
-               unrelated, stemmers, label_inventory)
+               unrelated, stemmers, label_inventory, duplicate_metrics)
     return b"".join(Path(module.__file__ or "").read_bytes() for module in modules)
 
 
 def family_warnings(variants: Iterable[Variant], texts: LoadedTexts, language: str,
                     annotation: Mapping[str, Any] | None = None) -> list[str]:
     """:mod:`mteval.setup.scripts`' warnings for these variants (each canonical variant once), and
-    :mod:`mteval.setup.label_inventory`'s."""
+    :mod:`mteval.setup.label_inventory`'s and :mod:`mteval.setup.duplicate_metrics`'."""
     chosen: dict[str, Variant] = {}
     for family, name in variants:
         chosen.setdefault(registry.canonical(name), (family, name))
@@ -109,7 +111,8 @@ def family_warnings(variants: Iterable[Variant], texts: LoadedTexts, language: s
     by_language = [family.family for family, _ in chosen.values() if family.needs_annotation or family.by_language]
     return (ascii_lines + unspaced_script_warnings(chosen.values(), texts, warned)
             + language_warnings(by_language, texts, language) + english_only_warnings(families, language)
-            + label_warnings([name for _, name in chosen.values()], language, annotation))
+            + label_warnings([name for _, name in chosen.values()], language, annotation)
+            + duplicate_warnings([name for _, name in chosen.values()], language, annotation))
 
 
 def text_warnings(scored: Mapping[str, Sequence[str]], texts: LoadedTexts, case_sensitive: bool | None,
