@@ -28,8 +28,10 @@ Record = dict[str, Any]
 
 
 def _fmt(value: Any, digits: int = 4) -> str:
+    """A value as the text views print it: floats with ``digits`` decimals, rounding the exact binary
+    value half to even as printf does (``0.28125`` -> ``0.2812``), -0.0 as 0.0."""
     if isinstance(value, float):
-        return "nan" if math.isnan(value) else f"{value:.{digits}f}"
+        return "nan" if math.isnan(value) else f"{value + 0.0:.{digits}f}"
     return str(value)
 
 
@@ -47,13 +49,12 @@ def write_tsv(records: Sequence[Record], out: TextIO) -> None:
 
 
 def _plain(value: Any) -> str:
-    return repr(value) if isinstance(value, float) else str(value)
+    return repr(value + 0.0) if isinstance(value, float) else str(value)  # -0.0 (a perfect -TER) as 0.0
 
 
 def write_json(records: Sequence[Record], out: TextIO) -> None:
     """A JSON list of objects with the record keys (NaN written as null)."""
-    clean = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items() if not k.startswith("_")}
-             for r in records]
+    clean = [{k: _json_value(v) for k, v in r.items() if not k.startswith("_")} for r in records]
     json.dump(clean, out, indent=1, ensure_ascii=False)
     out.write("\n")
 
@@ -153,13 +154,27 @@ def write_matrix(records: Sequence[Record], out: TextIO, label: str = "SYS") -> 
     _write_tables(tables, out, ranked=False, gap=bool(plain))
 
 
+def _json_value(value: Any) -> Any:
+    """NaN as null, -0.0 as 0.0."""
+    if isinstance(value, float):
+        return None if math.isnan(value) else value + 0.0
+    return value
+
+
+def tie_key(score: float) -> float:
+    """The score to 12 significant digits: scores that differ only by float rounding (12/29 summed in
+    two orders: 0.4137931034482759 and 0.41379310344827586) are tied, ranked alike and kept in the
+    given order."""
+    return float(f"{score:.12g}")
+
+
 def write_rankings(records: Sequence[Record], out: TextIO, higher_is_better: Callable[[str], bool]) -> None:
     """-O 1: one ranking list per metric, best first; then the QARLA tables, ranked."""
     plain, tables = _split(records)
     for metric in dict.fromkeys(r["metric"] for r in plain):
         rows = [r for r in plain if r["metric"] == metric]
         best_first = higher_is_better(metric)
-        rows.sort(key=lambda r: (math.isnan(r["score"]), -r["score"] if best_first else r["score"]))
+        rows.sort(key=lambda r: (math.isnan(r["score"]), -tie_key(r["score"]) if best_first else tie_key(r["score"])))
         out.write(f"{metric}\n")
         ranks = competition_ranks([r["score"] for r in rows])
         _table(["#", "target", "score"], [[rank, row_label(r), cell(r)] for rank, r in zip(ranks, rows, strict=True)],
@@ -180,7 +195,7 @@ def _write_tables(tables: dict[str, list[Record]], out: TextIO, ranked: bool, ga
 
 def _best_first(rows: list[Record]) -> list[Record]:
     """QARLA rows by value, highest first (NaN last, ties in the given order)."""
-    return sorted(rows, key=lambda r: (math.isnan(r["score"]), -r["score"]))
+    return sorted(rows, key=lambda r: (math.isnan(r["score"]), -tie_key(r["score"])))
 
 
 def competition_ranks(scores: Sequence[float]) -> list[str]:
@@ -191,7 +206,7 @@ def competition_ranks(scores: Sequence[float]) -> list[str]:
         if math.isnan(score):
             ranks.append("-")
         else:
-            ranks.append(ranks[-1] if i and score == scores[i - 1] else str(i + 1))
+            ranks.append(ranks[-1] if i and tie_key(score) == tie_key(scores[i - 1]) else str(i + 1))
     return ranks
 
 

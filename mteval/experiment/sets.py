@@ -32,8 +32,8 @@ def _few(items: Sequence[str], limit: int = 10) -> str:
 def resolve(experiment: Experiment, option: str, value: str | None, universe: Sequence[str]) -> tuple[str, ...]:
     """Members of a named set (or a comma-separated list of names); all of ``universe`` when None.
     For -M, names are matched by metric; for -R, the members come in ``universe``'s order (module
-    docstring)."""
-    found = _resolve(experiment, option, value, universe)
+    docstring). A name given twice counts once (``-S A,B,A`` is ``A,B``)."""
+    found = tuple(dict.fromkeys(_resolve(experiment, option, value, universe)))
     if option == "-R":
         return tuple(name for name in universe if name in found)
     return found
