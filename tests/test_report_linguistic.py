@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import lzma
+import math
 import re
 from itertools import islice
 from pathlib import Path
@@ -106,11 +107,25 @@ def test_bootstrap_direction_and_significance() -> None:
                                                                            (2, "A", ("cat -det-> the",))]
     assert det.examples[0].reference == "the cat sat" and det.examples[0].hypothesis_b == "a cat sat"
     same = by[("relation", "nsubj")]
-    assert same.diff == 0.0 and same.p_value == 1.0 and not same.significant and not same.examples
+    assert same.diff == 0.0 and math.isnan(same.p_value) and not same.significant and not same.examples
     flipped = {(d.kind, d.label): d for d in pair_differences("B", "A", b, a, [refs]).differences}
     assert flipped[("relation", "det")].diff == pytest.approx(-25 / 40) and flipped[("relation", "det")].significant
     assert flipped[("relation", "det")].examples[0].recovered_by == "A"
     assert (result.resamples, result.seed, result.segments, result.skipped) == (1000, 12345, 40, 0)
+
+
+def test_a_label_differing_in_few_segments_is_not_tested() -> None:
+    """One segment where A recovers the det and B does not: the bootstrap alone gave p = 1/1001 (an
+    audit); fewer than MIN_DIFFERING differing segments are not tested. Six, all one way, are."""
+    from mteval.report.linguistic import MIN_DIFFERING
+
+    assert MIN_DIFFERING == 6
+    for n_a, tested in ((1, False), (5, False), (6, True)):
+        a, b, refs = _differing(n_a, 0, n=50)
+        det = next(d for d in pair_differences("A", "B", a, b, [refs]).differences if d.label == "det")
+        assert math.isnan(det.p_value) != tested and math.isnan(det.p_holm) != tested, n_a
+        assert det.significant == (tested and det.p_value <= 0.05), n_a
+    assert not det.significant or det.p_value <= 0.05
 
 
 def test_small_difference_is_not_significant() -> None:

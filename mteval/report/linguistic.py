@@ -26,9 +26,17 @@ p-value; 1000 resamples, seed 12345; a resample's recall is its summed matches o
 items), flagged at p <= 0.05 (uncorrected; the Holm-adjusted p-value over all labels is given
 too), with example segments where one system recovers an item of the label that the other misses.
 The p-value counts resampled differences that tie the observed one as extreme (``count_ties``,
-Riezler & Maxwell's rule for discrete statistics): recall differences are discrete, and many
-labels have the same recall in both systems, where sacreBLEU's strict rule gives
-``p = 1 / (n + 1)`` (a zero difference flagged as significant); with ties counted it is 1.
+Riezler & Maxwell's rule for discrete statistics): recall differences are discrete, and a label
+on which both systems recover the same items in every segment would get ``p = 1 / (n + 1)`` under
+sacreBLEU's strict rule (a zero difference flagged as significant); with ties counted it gets 1.
+
+A label is tested only where the two systems differ on it (recalled items) in at least
+:data:`MIN_DIFFERING` segments; otherwise its p-values are NaN (shown ``-``) and it is not flagged.
+Fewer differing segments cannot reach p <= 0.05 under an exact two-sided sign test (6 segments
+all one way: 2/64), while the bootstrap gives them its smallest p: a label in one segment only
+has a resampled difference of 0 whenever that segment is not drawn, and 1/1001 came out for a
+one-item difference (an audit, 2026-11-28: ``cc``, ``ccomp``, ``SYM`` flagged so). Holm's
+adjustment runs over the tested labels.
 """
 
 from __future__ import annotations
@@ -52,6 +60,7 @@ ROOT = "<root>"
 CHAIN_LENGTHS = (2, 3)
 UNSET = ("_", "")  # a column the backend left empty
 EXAMPLE_ITEMS = 5  # items listed per example
+MIN_DIFFERING = 6  # segments where A and B differ on a label before it is tested (module docstring)
 
 Key = tuple[str, str]  # (kind, label)
 Bags = dict[Key, Counter[tuple[str, ...]]]
@@ -342,6 +351,11 @@ def pair_differences(name_a: str, name_b: str, parses_a: Sequence[Sentence | Non
     return LinguisticPair(name_a, name_b, len(rows), len(parses_a) - len(rows), resamples, seed, alpha, items, found)
 
 
+def differing_segments(key: Key, per_segment: Sequence[tuple[Stats, Stats]]) -> int:
+    """The segments where the two systems recall a different number of the label's items."""
+    return sum(a.get(key, (0, 0))[0] != b.get(key, (0, 0))[0] for a, b in per_segment)
+
+
 def _differences(pair: _Pair, per_segment: Sequence[tuple[Stats, Stats]], resamples: int, seed: int, alpha: float,
                  examples: int) -> tuple[LabelDifference, ...]:
     """Every label's difference, bootstrap interval, p-values and examples."""
@@ -353,8 +367,11 @@ def _differences(pair: _Pair, per_segment: Sequence[tuple[Stats, Stats]], resamp
         return ()
     tests = paired_bootstrap(_inputs(keys, per_segment), pair.names, n=resamples, seed=seed, alpha=alpha,
                              count_ties=True)
-    p_values = np.array([tests[str(i)].p_value[0, 1] for i in range(len(keys))])
-    holm = adjust(p_values, "holm")
+    tested = np.array([differing_segments(key, per_segment) >= MIN_DIFFERING for key in keys])
+    p_values = np.where(tested, [tests[str(i)].p_value[0, 1] for i in range(len(keys))], np.nan)
+    holm = np.full(len(keys), np.nan)
+    if tested.any():
+        holm[tested] = adjust(p_values[tested], "holm")
     diffs = np.array([tests[str(i)].diff[0, 1] for i in range(len(keys))])
     chosen = set(np.flatnonzero(p_values <= alpha)) or set(np.argsort(-np.abs(diffs), kind="stable")[:3])
     out = []

@@ -12,7 +12,14 @@ from html import escape
 
 import numpy as np
 
-from mteval.report.linguistic import KINDS, LabelDifference, LinguisticPair, StructureExample, SystemRecalls
+from mteval.report.linguistic import (
+    KINDS,
+    MIN_DIFFERING,
+    LabelDifference,
+    LinguisticPair,
+    StructureExample,
+    SystemRecalls,
+)
 from mteval.report.pair import Example, NgramDiff, PairAnalysis
 from mteval.report.plots import PALETTE, to_svg
 
@@ -258,8 +265,10 @@ def _pair_section(pair: LinguisticPair) -> str:
     a, b = escape(pair.name_a), escape(pair.name_b)
     note = (f'<p class="note">Recall of {a} minus recall of {b} per label over the {pair.segments} segments both '
             f"have parses of ({pair.skipped} skipped); 95% interval and two-sided p-value of a paired bootstrap over "
-            f"segments ({pair.resamples} resamples, seed {pair.seed}, sacreBLEU's p-value); flagged at p &le; "
-            f"{pair.alpha:g} without correction (the Holm-adjusted p-value over all labels beside it).</p>")
+            f"segments ({pair.resamples} resamples, seed {pair.seed}, sacreBLEU's p-value with ties counted as "
+            f"extreme); flagged at p &le; {pair.alpha:g} without correction (the Holm-adjusted p-value over the "
+            f"tested labels beside it). A label on which the two differ in fewer than {MIN_DIFFERING} segments is "
+            f"not tested (p -): too few to reach p &le; 0.05 under a sign test.</p>")
     kinds = [_pair_kind(pair, k, [d for d in pair.differences if d.kind == k]) for k in KINDS
              if any(d.kind == k for d in pair.differences)]
     return f"<h3>{a} vs {b}</h3>{note}{''.join(kinds) or '<p class=note>No reference item to compare.</p>'}"
