@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from mteval.errors import ConfigError
@@ -35,12 +36,19 @@ SHOWN = 6  # variants named before "and N more"
 
 def backend_labels(language: str, annotation: Mapping[str, Any] | None = None) -> tuple[str, Labels] | None:
     """``(description, labels)`` of the experiment's annotation backend, or None when there is nothing
-    to check (Stanza; a backend or model that is not installed, which iqsetup refuses elsewhere)."""
+    to check (Stanza; a backend or model that is not installed, which iqsetup refuses elsewhere).
+    Read once per process and choice (this module's and :mod:`.duplicate_metrics`' warnings share it)."""
+    annotation = annotation or {}
+    return _backend_labels(language, annotation.get("backend"), annotation.get("model"))
+
+
+@cache
+def _backend_labels(language: str, backend_name: str | None, model: str | None) -> tuple[str, Labels] | None:
+    """:func:`backend_labels` of one (language, backend, model)."""
     from mteval.annotate import backends  # noqa: PLC0415 - only for per-label variants
 
-    annotation = annotation or {}
     try:
-        backend = backends.select(language, annotation.get("backend"), annotation.get("model"))
+        backend = backends.select(language, backend_name, model)
         if backend is None:
             return None
         return f"{backend.name} {backend.model}", backend.labels()

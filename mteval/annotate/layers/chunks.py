@@ -59,7 +59,7 @@ RIGHT = {"flat", "flat:name", "flat:foreign", "fixed", "goeswith"}
 LEFT: dict[str, set[str]] = {
     "NP": {"det", "det:predet", "det:poss", "amod", "nummod", "compound", "nmod:poss", "flat", "fixed",
            "advmod"},
-    "VP": {"aux", "advmod", "mark"},  # aux: with its subtypes (_base)
+    "VP": {"aux", "advmod", "mark"},  # aux with its subtypes (_is_aux)
     "ADJP": {"advmod"},
     "ADVP": {"advmod"},
     "PP": {"fixed"},
@@ -96,8 +96,7 @@ def head_type(word: Word, has_fixed: bool) -> str:
 def _absorbs_left(kind: str, word: Word, sentence: Sentence, members: set[int]) -> bool:
     """Whether a left neighbour ``word`` joins a chunk of type ``kind`` (growth table)."""
     rel = word.deprel
-    if word.head not in members or (rel not in LEFT.get(kind, ()) and
-                                    not (kind == "VP" and _is_aux(rel))):
+    if word.head not in members or ("aux" if _is_aux(rel) else rel) not in LEFT.get(kind, ()):
         return False
     if kind == "NP":
         if rel == "advmod":
