@@ -32,6 +32,7 @@ from mteval import names, user_cache
 from mteval.errors import ConfigError, InputError, MtevalError, quote
 from mteval.evaluate.campaign import Campaign, Score
 from mteval.experiment.config import LANGUAGE_CODE
+from mteval.experiment.parser_labels import check_open_labels
 from mteval.experiment.sets import split_names
 from mteval.experiment.spec import Experiment, TextSpec
 from mteval.experiment.texts import LoadedTexts
@@ -142,7 +143,9 @@ def _settings(metrics: str | Sequence[str], case: str | None, language: str) -> 
         raise ConfigError(f"case {quote(case)}: expected 'cs' (case-sensitive), 'ci' or None (each metric's default)")
     if not isinstance(language, str) or not LANGUAGE_CODE.match(language):
         raise ConfigError(f"language: expected a language code such as en, de or zh-hans, got {quote(language)}")
-    return _Settings(tuple(registry.expand(listed)), CASES[case], language)
+    expanded = tuple(registry.expand(listed))
+    check_open_labels(expanded, language)
+    return _Settings(expanded, CASES[case], language)
 
 
 def _reference_sources(references: Source | Sequence[Source]) -> list[Source]:

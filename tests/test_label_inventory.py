@@ -32,15 +32,20 @@ def test_one_line_names_them_and_what_the_parser_has(monkeypatch: pytest.MonkeyP
     [line] = label_warnings(["DP-Or(obl)", "SP-Op(NN)", "NE-Oe(PERSON)", "SP-Opu(NOUN)"], "fr")
     assert line.startswith("SP-Op(NN), DP-Or(obl), NE-Oe(PERSON): 0 on every segment, since the fr parser (spacy x)")
     assert "its XPOS tags are its UPOS tags" in line and "its entity types: LOC, MISC, ORG, PER" in line
-    assert "counted in DP-Or(*) only: obl:arg, obl:mod" in line
+    assert "its relations of those kinds: obl:arg, obl:mod;" in line and "name the parser's own labels instead" in line
     many = label_warnings([f"SP-Op({t})" for t in ("NN", "NNS", "VB", "VBD", "VBZ", "JJ", "RB", "IN")], "fr")
     assert many[0].startswith("SP-Op(NN), SP-Op(NNS), SP-Op(VB), SP-Op(VBD), SP-Op(VBZ), SP-Op(JJ) and 2 more: ")
     assert label_warnings(["SP-Opu(NOUN)", "NE-Oe(PER)", "DP-Or(nsubj)"], "fr") == []
 
 
-def test_stanza_is_not_checked() -> None:
-    """English (Stanza's embedded models) has the registered label sets: nothing to say, nothing loaded."""
+def test_english_embedded_models_are_checked() -> None:
+    """English (the embedded models): EWT's tags and relations, the entity tagger's PER/LOC/ORG; Stanza's own
+    models or model_paths: not checked."""
     assert label_warnings(["SP-Op(NN)", "NE-Oe(PER)", "DP-Or(obl)"], "en") == []
+    [line] = label_warnings(["NE-Oe(PER)", "NE-Oe(PERSON)", "NE-Me(GPE)"], "en")
+    assert line.startswith("NE-Oe(PERSON), NE-Me(GPE): 0 on every segment, since the en parser (stanza, embedded "
+                           "models) never produces their label (its entity types: LOC, ORG, PER;")
+    assert label_warnings(["NE-Oe(PERSON)"], "en", {"model_paths": {"ner": str(ROOT / "setup.cfg")}}) == []
 
 
 def _installed(language: str) -> None:
@@ -92,3 +97,15 @@ def test_iqsetup_and_iqeval_say_it_once(tmp_path: Path) -> None:
     scores = {(r[0], r[2]): float(r[6]) for r in rows}
     assert scores[("sys1", "SP-Op(NN)")] == scores[("sys2", "NE-Oe(PERSON)")] == 0.0
     assert scores[("sys1", "SP-Opu(NOUN)")] > 0
+
+
+def test_remembered_warnings_follow_the_parsers_labels(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The key of the remembered warnings holds the labels read (a model upgraded in place with other labels
+    gets its warning again), and nothing of the parser when no per-label variant is named."""
+    names = ["DP-Or(obl)", "BLEU"]
+    monkeypatch.setattr(label_inventory, "backend_labels", lambda language, annotation=None: ("spacy x", FRENCH_LIKE))
+    before = label_inventory.labels_key(names, "fr")
+    upgraded = Labels(FRENCH_LIKE.xpos, FRENCH_LIKE.relations | {"obl"}, FRENCH_LIKE.entities)
+    monkeypatch.setattr(label_inventory, "backend_labels", lambda language, annotation=None: ("spacy x", upgraded))
+    assert label_inventory.labels_key(names, "fr") != before and label_warnings(names, "fr") == []
+    assert label_inventory.labels_key(["BLEU", "DP-Or(*)", "chrF"], "fr") == ""

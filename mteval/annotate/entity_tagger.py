@@ -256,6 +256,13 @@ class EntityTagger:
                 lexicon_words=_blob(lex_words),
                 lexicon_stats=np.array([self.lexicon.stats[w] for w in lex_words], dtype=np.int32).reshape(-1, 3))
 
+    @staticmethod
+    def label_names(path: Path) -> tuple[str, ...]:
+        """The BIO tags of a model written by :meth:`save`, read without the rest of it."""
+        with np.load(path, allow_pickle=False) as data:
+            raw = data["labels"].tobytes().decode()
+        return tuple(raw.split("\n")) if raw else ()
+
     @classmethod
     def load(cls, path: Path) -> EntityTagger:
         """Read a model written by :meth:`save`."""

@@ -32,9 +32,11 @@ from typing import Any
 
 from mteval.annotate import fast_decode
 from mteval.annotate.arc_capture import ArcRecorder
+from mteval.annotate.backends.common import Labels
 from mteval.annotate.chunking import MAX_PARSE_WORDS, MAX_SEGMENT_WORDS, bound
 from mteval.annotate.convert import join_arc_scores, to_sentence
 from mteval.annotate.entity_tagger import EntityTagger
+from mteval.annotate.layers.labels import RELATIONS, XPOS_TAGS
 from mteval.annotate.model import ArcScores, Sentence
 from mteval.annotate.parser_float64 import (
     GPU_LAYOUT,
@@ -156,6 +158,23 @@ def available_processors(language: str, wanted: str = DEFAULT_PROCESSORS,
         LOG.warning("no NER model for '%s': annotating without named entities", language)
         procs = tuple(p for p in procs if p != "ner")
     return procs
+
+
+def embedded_labels(language: str, processors: str | None = None,
+                    model_paths: Mapping[str, str] | None = None) -> Labels | None:
+    """The labels the embedded models give (English: UD English-EWT's XPOS tags and relations, on which
+    they were trained, and the entity tagger's types, read from its file; none without ``ner``);
+    None when other models would be used (Stanza's own or ``model_paths``: their inventory is not read)."""
+    wanted = [p.strip() for p in (processors or DEFAULT_PROCESSORS).split(",") if p.strip()]
+    try:
+        choice = resolve_models(language, wanted, model_paths)
+    except ConfigError:
+        return None
+    if choice.source != "embedded":
+        return None
+    ner = choice.paths.get("ner")
+    tags = EntityTagger.label_names(Path(ner)) if ner else ()
+    return Labels(frozenset(XPOS_TAGS), frozenset(RELATIONS), frozenset(t[2:] for t in tags if t[:2] in ("B-", "I-")))
 
 
 def uses_entity_tagger(choice: ModelChoice) -> bool:

@@ -132,8 +132,12 @@ def _denotes(name: str, aliases: dict[str, str]) -> str:
     canonical = registry.canonical(name)
     cls = registry.families()[family]
     base, values = cls.settings(canonical)
+    opened = registry.open_label(name) if canonical not in registry.all_variants() else None
     if name in aliases:
         what = f"alias of {aliases[name]}"
+    elif opened is not None:
+        what = f"{opened[0]} of the parser's label {opened[1]!r}, not in the English label sets (the experiment's " \
+               "parser must give it: docs/languages.md)"
     elif base != canonical or base != name:
         what = f"variant {base} with " + " ".join(f"{k}={v}" for k, v in values.items())
         what += "" if canonical == name else f" (canonical name {canonical})"
@@ -202,6 +206,8 @@ def metric_table(width: int = 120) -> list[str]:
     for note in (f"needs annotation (a Stanza parse of the texts): {', '.join(annotated)}",
                  f"take parameters, as NAME(key=value,...): {' '.join(parametric)} (values and defaults: "
                  "mteval metrics --long)",
+                 f"take any label of the parser, as NAME(label): {' '.join(registry.open_prefixes())} (e.g. "
+                 "DP-Or(obl:mod) for French; the registered labels are English's)",
                  f"{len(rows) - 1} metrics; mteval metrics --long: by family; mteval metrics NAME: what it denotes"):
         lines.extend(textwrap.wrap(note, width, break_on_hyphens=False))
     return lines

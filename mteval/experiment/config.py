@@ -32,6 +32,7 @@ from typing import Any
 from mteval import names
 from mteval.errors import QUOTE_CHARS, ConfigError, quote
 from mteval.experiment.hybrid_set import folder_names
+from mteval.experiment.parser_labels import check_open_labels
 from mteval.experiment.safe_yaml import (
     LinedMapping,
     clip,
@@ -372,6 +373,8 @@ def from_mapping(data: Any, path: Path) -> Experiment:
         dask=_engine_dask(data, path), learned=learned,
     )
     check_set_names(experiment, data.get("sets"), path)
+    _checked(partial(check_open_labels, experiment.metrics, experiment.language, experiment.annotation), path,
+             line_of(data, "metrics"))
     folder_names(experiment)  # validates the hybridize options and the hybrid set's name
     return experiment
 

@@ -33,7 +33,7 @@ family and version).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -105,6 +105,10 @@ class MetricFamily(ABC):
     # Whether the family takes the experiment's target ``language`` (registry.create passes it when
     # not English): its resources (stemmer, word lists) depend on the language (issue 36).
     by_language: ClassVar[bool] = False
+    # Per-label measures that take any label the parser gives, not only the registered ones
+    # (``DP-Or(obl:mod)`` for French; :func:`mteval.metrics.registry.open_label`): the measure's
+    # prefix -> the family's own key for it (an OverlapFamily's selector group).
+    open_labels: ClassVar[Mapping[str, str]] = {}
 
     @classmethod
     def parameters_of(cls, variant: str) -> dict[str, Parameter]:

@@ -1124,3 +1124,11 @@ ALIASES: dict[str, str] = {
     "MTR-wnsyn": "METEOR-sy",
     "MTR-para": "METEOR-stsypa",
 }
+
+OPEN_LABELS: dict[str, str] = {
+    "SP-Op": "SP",
+    "DP-Or": "DP",
+    "CP-Op": "CP",
+    "NE-Oe": "NE",
+    "NE-Me": "NE",
+}

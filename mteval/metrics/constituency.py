@@ -109,6 +109,7 @@ class Constituency(OverlapFamily):
     # expl:subj count as subjects (annotate/layers/phrase.py)
     version = "2"
     selectors = _selectors()
+    open_labels = {"CP-Op": "Op"}  # any preterminal (XPOS tag)
     variants = tuple(selectors)
 
     def __init__(self, case_sensitive: bool = True, trees: str = "projection", **options: Any) -> None:

@@ -118,6 +118,7 @@ class Dependency(OverlapFamily):
 
     family = "DP"
     selectors = _selectors()
+    open_labels = {"DP-Or": "Or"}  # any relation of the parser (French obl:mod)
     variants = tuple(selectors)
 
     def info(self, variant: str) -> MetricInfo:

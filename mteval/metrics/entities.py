@@ -47,6 +47,7 @@ class NamedEntities(OverlapFamily):
 
     family = "NE"
     selectors = SELECTORS
+    open_labels = {"NE-Oe": "Oe", "NE-Me": "Me"}  # any entity type of the tagger
     variants = tuple(SELECTORS)
 
     def info(self, variant: str) -> MetricInfo:

@@ -245,6 +245,16 @@ class OverlapFamily(MetricFamily):
     def features(self, sentence: Sentence) -> Features:
         """Typed bags of one sentence, by measure group."""
 
+    def selector(self, variant: str) -> Selector | None:
+        """A variant's :class:`Selector`: a registered one, or for an open-label name ``PREFIX(label)``
+        (``MetricFamily.open_labels``) the prefix's group restricted to that label; None for others."""
+        found = self.selectors.get(variant)
+        if found is None and variant.endswith(")") and "(" in variant:
+            prefix, label = variant[:-1].split("(", 1)
+            group = self.open_labels.get(prefix)
+            found = Selector(group, (label,)) if group is not None else None
+        return found
+
     def norm(self, text: str) -> str:
         """An item's surface form: lower-cased unless the family is case-sensitive."""
         return text if self.case_sensitive else text.lower()
@@ -289,7 +299,7 @@ class OverlapFamily(MetricFamily):
     def score_features(self, hypothesis: Side, prepared: list[list[Features]], documents: DocumentIndex,
                        variants: Sequence[str]) -> dict[str, ScoreSet]:
         """Segment scores of every requested variant; document/system scores are their means."""
-        chosen = {v: self.selectors[v] for v in variants if v in self.selectors}
+        chosen = {v: sel for v in variants if (sel := self.selector(v)) is not None}
         groups = {s.group for s in chosen.values()}
         counts = self.segment_counts(hypothesis, prepared, groups)
         matrices = {g: count_matrix([c[g] for c in counts]) for g in groups}

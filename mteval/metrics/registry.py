@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import json
 import logging
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -55,6 +56,9 @@ _FAMILIES: dict[str, type[MetricFamily]] = {}
 _VARIANTS: dict[str, str] = {}
 _GROUPS: dict[str, tuple[str, ...]] = {}
 _ALIASES: dict[str, str] = {}  # alias -> canonical variant, built once every family is loaded
+_OPEN: dict[str, str] = {}  # open-label prefix (MetricFamily.open_labels) -> family
+# ``PREFIX(label)``: a label is one token without parentheses, commas (they separate -M's names) or "="
+_OPEN_NAME = re.compile(r"(?P<prefix>[^()]+)\((?P<label>[^\s(),=]+)\)")
 _loaded = False
 
 
@@ -70,6 +74,10 @@ def register(cls: type[MetricFamily]) -> type[MetricFamily]:
         _VARIANTS[variant] = cls.family
     for group, members in getattr(cls, "groups", {}).items():
         _GROUPS[group] = tuple(members)
+    for prefix in cls.open_labels:
+        owner = _OPEN.setdefault(prefix, cls.family)
+        if owner != cls.family:
+            raise ValueError(f"open labels {prefix!r} claimed by {owner!r} and {cls.family!r}")
     return cls
 
 
@@ -92,6 +100,7 @@ def _in_module_order() -> None:
     _FAMILIES.clear()
     _VARIANTS.clear()
     _GROUPS.clear()
+    _OPEN.clear()
     for cls in classes:
         register(cls)
 
@@ -148,7 +157,8 @@ def _catalogued(cls: type[MetricFamily]) -> bool:
     """Whether a registered family has the variants and groups the catalog gives it."""
     variants, groups, _ = _names()
     return ({v for v, f in variants.items() if f == cls.family} == set(cls.variants)
-            and all(groups.get(g) == tuple(m) for g, m in getattr(cls, "groups", {}).items()))
+            and all(groups.get(g) == tuple(m) for g, m in getattr(cls, "groups", {}).items())
+            and {p for p, f in _open_table().items() if f == cls.family} == set(cls.open_labels))
 
 
 def _names() -> tuple[dict[str, str], dict[str, tuple[str, ...]], dict[str, str]]:
@@ -159,6 +169,32 @@ def _names() -> tuple[dict[str, str], dict[str, tuple[str, ...]], dict[str, str]
     from mteval.metrics import catalog
 
     return catalog.VARIANTS, catalog.GROUPS, catalog.ALIASES
+
+
+def _open_table() -> dict[str, str]:
+    """Open-label prefix -> family: the registered table once every family is loaded, else the catalog's."""
+    if _loaded:
+        return _OPEN
+    from mteval.metrics import catalog
+
+    return catalog.OPEN_LABELS
+
+
+def open_label(name: str) -> tuple[str, str] | None:
+    """``(prefix, label)`` when ``name`` is ``PREFIX(label)`` for a per-label measure that takes any
+    label (``MetricFamily.open_labels``: ``DP-Or(obl:mod)``, ``NE-Oe(ADDRESS)``), else None. The
+    registered label sets are English (:mod:`mteval.annotate.layers.labels`); other parsers have
+    labels of their own, which the experiment's check (``mteval.experiment.parser_labels``) holds
+    against the parser's inventory where it is known. ``(*)``/``(**)`` are aggregates, not labels."""
+    match = _OPEN_NAME.fullmatch(name)
+    if match is None or not match["label"].strip("*") or match["prefix"] not in _open_table():
+        return None
+    return match["prefix"], match["label"]
+
+
+def open_prefixes() -> list[str]:
+    """The per-label measures that take any label (:func:`open_label`), in family order."""
+    return list(_open_table())
 
 
 def _family_variants(family: str) -> tuple[str, ...] | None:
@@ -220,6 +256,9 @@ def family_of(name: str) -> str:
         if spelled is not None:
             parsed = parameters.split(spelled)
             return _names()[0][parsed[0] if parsed else spelled]
+        opened = open_label(name)
+        if opened is not None:
+            return _open_table()[opened[0]]
         if _load_on_miss():
             return family_of(name)
         raise ConfigError(f"unknown metric {quote(name)}{did_you_mean(name)}") from None
@@ -229,7 +268,8 @@ def is_metric(name: str) -> bool:
     """Whether ``name`` selects registered metrics: a variant, an alias, a family or group, or a
     valid parametric name."""
     variants, groups, aliases = _names()
-    if name in variants or name in aliases or name in groups or _family_variants(name) is not None:
+    if (name in variants or name in aliases or name in groups or _family_variants(name) is not None
+            or open_label(name) is not None):
         return True
     try:
         return _parametric(name) is not None
@@ -295,6 +335,8 @@ def expand(names: Iterable[str]) -> list[str]:
             _keep(out, name, explicit=True)
         elif (spelled := _parametric(name)) is not None:
             _keep(out, spelled, explicit=True)
+        elif open_label(name) is not None:
+            _keep(out, name, explicit=True)
         elif name in groups or _family_variants(name) is not None:
             for variant in variants_of(name):
                 _keep(out, variant, explicit=False)
@@ -355,6 +397,7 @@ def catalog_text() -> str:
         *table("VARIANTS", "dict[str, str]", _VARIANTS.items()),
         *table("GROUPS", "dict[str, tuple[str, ...]]", _GROUPS.items()),
         *table("ALIASES", "dict[str, str]", _ALIASES.items()),
+        *table("OPEN_LABELS", "dict[str, str]", _OPEN.items()),
     ])
 
 

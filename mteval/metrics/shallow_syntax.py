@@ -74,6 +74,7 @@ class ShallowSyntax(OverlapFamily):
     # into the verb group (annotate/layers/chunks.py)
     version = "2"
     selectors = SELECTORS
+    open_labels = {"SP-Op": "Op"}  # any XPOS tag of the parser
     variants = tuple(SELECTORS) + tuple(NIST_VARIANTS)
 
     def info(self, variant: str) -> MetricInfo:

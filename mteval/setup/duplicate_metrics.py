@@ -22,8 +22,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from mteval.experiment.parser_labels import backend_labels
 from mteval.metrics import registry
-from mteval.setup.label_inventory import backend_labels
 
 _PER_LABEL = re.compile(r"^(SP-Op|SP-Opu|CP-Op|DP-Oc)\((.+)\)$")
 SHOWN = 4  # groups named before "and N more"

@@ -36,7 +36,7 @@ from mteval.metrics.base import MetricFamily
 from mteval.setup.copies import copy_warnings, source_copy_warnings
 from mteval.setup.duplicate_metrics import duplicate_warnings
 from mteval.setup.empty_lines import empty_line_warnings
-from mteval.setup.label_inventory import label_warnings
+from mteval.setup.label_inventory import label_warnings, labels_key
 from mteval.setup.language_words import language_warnings
 from mteval.setup.line_overlap import LineFits
 from mteval.setup.preparation import preparation_warnings
@@ -55,7 +55,8 @@ def warnings_for(variants: Iterable[Variant], scored: Mapping[str, Sequence[str]
     ``annotation``: the experiment's ``annotation:`` (its backend and model)."""
     chosen = list(variants)
     settings = (language, case_sensitive, None if references is None else list(references),
-                sorted((str(k), str(v)) for k, v in (annotation or {}).items()))
+                sorted((str(k), str(v)) for k, v in (annotation or {}).items()),
+                labels_key([name for _, name in chosen], language, annotation))
     key = _digest(chosen, scored, texts, settings)
     return remembered("text-warnings", key, lambda: family_warnings(chosen, texts, language, annotation)
                       + text_warnings(scored, texts, case_sensitive, references))
@@ -79,6 +80,7 @@ def _digest(variants: list[Variant], scored: Mapping[str, Sequence[str]], texts:
 @cache
 def _code() -> bytes:
     """The source of the modules that make the warnings (a change to any of them is a new key)."""
+    from mteval.experiment import parser_labels  # the label warning's hints
     from mteval.metrics import stemmers  # METEOR's warning names the language's stemmer
     from mteval.setup import (
         copies,
@@ -94,7 +96,7 @@ def _code() -> bytes:
     )
 
     modules = (sys.modules[__name__], copies, empty_lines, language_words, line_overlap, preparation, scripts, shifted,
-               unrelated, stemmers, label_inventory, duplicate_metrics)
+               unrelated, stemmers, label_inventory, duplicate_metrics, parser_labels)
     return b"".join(Path(module.__file__ or "").read_bytes() for module in modules)
 
 
