@@ -13,6 +13,8 @@ import math
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from mteval.cli.text_width import ljust, rjust, width
+
 Record = dict[str, Any]
 TESTS = {"bs": "paired bootstrap", "ar": "approximate randomisation"}
 RULES = {"stats": "from summed statistics",
@@ -32,15 +34,16 @@ def _num(value: Any, sign: bool = False) -> str:
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]], out: TextIO, left: int) -> None:
-    """Aligned columns, the first ``left`` left-aligned, the others right-aligned."""
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    """Aligned columns, the first ``left`` left-aligned, the others right-aligned (padded to display
+    cells: :mod:`mteval.cli.text_width`)."""
+    widths = [max(width(h), *(width(r[i]) for r in rows)) if rows else width(h) for i, h in enumerate(header)]
 
     def line(cells: Sequence[str]) -> str:
-        return "  ".join(c.ljust(w) if i < left else c.rjust(w)
+        return "  ".join(ljust(c, w) if i < left else rjust(c, w)
                          for i, (c, w) in enumerate(zip(cells, widths, strict=True)))
 
     top = line(header)
-    out.write(top + "\n" + "-" * len(top) + "\n")
+    out.write(top + "\n" + "-" * width(top) + "\n")
     for r in rows:
         out.write(line(r) + "\n")
 

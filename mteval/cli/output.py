@@ -5,6 +5,7 @@ segment, score`` (plus any extra keys a measure adds, e.g. ``hits``/``trials``, 
 ``aggregate``), ``-`` where a column does not apply, scores at full precision. Keys starting with
 ``_`` are for the text views only (``_subset``: a score iqeval computed for part of the test set
 or of a document; the views name the rule used in a note under the table).
+Text tables are padded to display cells (:mod:`mteval.cli.text_width`: CJK names take two cells each).
 
 Text views follow the IQMT 2.0 manual (§4.2, §6.3): records without a ``table`` key form the
 score matrix (QUEEN a column next to the metrics, Tables 2, 3 and 12) or the ranking lists;
@@ -22,6 +23,8 @@ import json
 import math
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
+
+from mteval.cli.text_width import ljust, rjust, width
 
 COLUMNS = ("target", "refset", "metric", "level", "doc", "segment", "score")
 Record = dict[str, Any]
@@ -96,15 +99,16 @@ def row_label(record: Record) -> str:
 
 
 def _table(header: list[str], rows: list[list[str]], out: TextIO, left: int = 1) -> None:
-    """Aligned columns: the first ``left`` columns left-aligned, the others right-aligned."""
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    """Aligned columns: the first ``left`` columns left-aligned, the others right-aligned (padded to
+    display cells: :mod:`mteval.cli.text_width`)."""
+    widths = [max(width(h), *(width(r[i]) for r in rows)) if rows else width(h) for i, h in enumerate(header)]
 
     def line(cells: Sequence[str]) -> str:
         pairs = enumerate(zip(cells, widths, strict=True))
-        return "  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in pairs)
+        return "  ".join(ljust(c, w) if i < left else rjust(c, w) for i, (c, w) in pairs)
 
     top = line(header)
-    out.write(top + "\n" + "-" * len(top) + "\n")
+    out.write(top + "\n" + "-" * width(top) + "\n")
     for r in rows:
         out.write(line(r) + "\n")
 

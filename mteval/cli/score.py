@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from mteval.cli import score_stats
+from mteval.cli import score_stats, text_width
 
 if TYPE_CHECKING:
     from mteval.api import Campaign, Score
@@ -209,10 +209,10 @@ def write_text(campaign: Campaign, scores: dict[str, dict[str, Score]], segments
     if view.score_only:
         out.write("".join(row[-1] + "\n" for row in rows))
         return
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    widths = [max(text_width.width(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     for row in rows:
-        cells = zip(row, widths, strict=False)  # the last cell is written as it is
-        out.write("  ".join(cell.ljust(width) for cell, width in cells) + "  " + row[-1] + "\n")
+        cells = zip(row, widths, strict=False)  # the last cell is written as it is; padded to display cells
+        out.write("  ".join(text_width.ljust(cell, cells_wide) for cell, cells_wide in cells) + "  " + row[-1] + "\n")
     _write_signatures(scores, out)
 
 
