@@ -1,9 +1,11 @@
 """iqeval's and mteval score's text views: columns aligned in terminal cells whatever the names' scripts
-(mteval/cli/text_width.py)."""
+(mteval/cli/text_width.py), and -doref rows named with the references they were scored against."""
 
 from __future__ import annotations
 
+import csv
 import io
+import json
 import re
 import shutil
 import unicodedata
@@ -13,9 +15,10 @@ import pytest
 from helpers import ENDE, ende_config, run
 
 from mteval.cli import text_width
-from mteval.cli.output import write_matrix
+from mteval.cli.output import row_label, write_matrix
 
 SYSTEMS = {"系统甲": "UEdin", "Système-é": "Online-W", "Facebook-AI": "Facebook-AI"}
+REFERENCE_ROWS = ["A (ref. vs C,D)", "C (ref. vs A,D)", "D (ref. vs A,C)"]
 
 
 def cells(text: str) -> int:
@@ -122,3 +125,41 @@ def test_mteval_score_aligns_wide_file_names(tmp_path: Path) -> None:
     lines = done.stdout.splitlines()[:6]  # a line per system and metric, then the signatures
     assert [line.split()[0] for line in lines] == [str(f) for f in files for _ in range(2)]
     assert len({spans(line)[2][0] for line in lines}) == 1, lines  # the scores start at one cell
+
+
+def test_doref_rows_name_the_references_they_were_scored_against(experiment: Path) -> None:
+    text = iqeval(experiment, "-doOQ", "-doQUEEN", "-doref", "-M", "BLEU")
+    (table,) = tables(text, 6)
+    assert table[0].split() == ["SYS", "BLEU", "QUEEN"]
+    labels = [re.split(r"\s{2,}", line)[0] for line in table[1:]]
+    assert labels == [*SYSTEMS, *REFERENCE_ROWS]  # QUEEN and BLEU of a reference on one row
+    assert_aligned(table)
+    tidy = list(csv.DictReader(io.StringIO(iqeval(experiment, "-doOQ", "-doref", "-M", "BLEU", "--tsv")),
+                               delimiter="\t"))
+    assert list(tidy[0]) == ["target", "refset", "metric", "level", "doc", "segment", "score", "aggregate"]
+    assert [(r["target"], r["refset"]) for r in tidy] == [(s, "A_C_D") for s in SYSTEMS] + [
+        ("A", "C_D"), ("C", "A_D"), ("D", "A_C")]
+    for line, record in zip(table[1:], tidy, strict=True):
+        assert line.split()[-2] == f"{float(record['score']):.4f}"
+    records = json.loads(iqeval(experiment, "-doOQ", "-doQUEEN", "-doref", "-M", "BLEU", "--json"))
+    assert not any(key.startswith("_") for r in records for key in r)
+
+
+def test_doref_rows_in_rankings_and_at_segment_level(experiment: Path) -> None:
+    ranked = iqeval(experiment, "-doOQ", "-doref", "-M", "BLEU", "-O", "1")
+    (table,) = tables(ranked, 6)
+    assert sorted(re.split(r"\s{2,}", line.strip())[1] for line in table[1:]) == sorted([*SYSTEMS, *REFERENCE_ROWS])
+    assert_aligned(table)
+    segments = iqeval(experiment, "-doOQ", "-doref", "-M", "BLEU", "-G", "seg", "-T", "1-2")
+    (table,) = tables(segments, 12)
+    labels = [re.split(r"\s{2,}", line)[0] for line in table[1:]]
+    assert labels[:2] == ["系统甲:1", "系统甲:2"] and labels[6:8] == ["A:1 (ref. vs C,D)", "A:2 (ref. vs C,D)"]
+    assert_aligned(table)
+
+
+def test_a_doref_row_label_at_each_level() -> None:
+    base = {"target": "A", "refset": "C_D", "metric": "BLEU", "doc": "d1", "segment": 3, "_against": ("C", "D")}
+    assert [row_label({**base, "level": level}) for level in ("sys", "doc", "seg")] == [
+        "A (ref. vs C,D)", "A:d1 (ref. vs C,D)", "A:3 (ref. vs C,D)"]
+    system = {k: v for k, v in base.items() if k != "_against"}
+    assert row_label({**system, "level": "seg"}) == "A:3"  # a system's row: no such key

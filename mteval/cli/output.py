@@ -4,7 +4,8 @@ Machine formats print tidy records with the columns ``target, refset, metric, le
 segment, score`` (plus any extra keys a measure adds, e.g. ``hits``/``trials``, or -doOQ's
 ``aggregate``), ``-`` where a column does not apply, scores at full precision. Keys starting with
 ``_`` are for the text views only (``_subset``: a score iqeval computed for part of the test set
-or of a document; the views name the rule used in a note under the table).
+or of a document; the views name the rule used in a note under the table; ``_against``: the other
+references a -doref row's reference was scored against, shown in its row name as ``A (ref. vs B,C)``).
 Text tables are padded to display cells (:mod:`mteval.cli.text_width`: CJK names take two cells each).
 
 Text views follow the IQMT 2.0 manual (§4.2, §6.3): records without a ``table`` key form the
@@ -90,12 +91,16 @@ def _note(records: Sequence[Record], out: TextIO) -> None:
 
 
 def row_label(record: Record) -> str:
-    """IQMT's row names: ``S0`` (sys), ``S0:doc`` (doc), ``S0:12`` (seg)."""
+    """IQMT's row names: ``S0`` (sys), ``S0:doc`` (doc), ``S0:12`` (seg); a -doref row (a reference
+    scored against the other selected references, ``_against``) followed by ``(ref. vs B,C)``."""
     if record["level"] == "seg" and record.get("segment", "-") != "-":
-        return f"{record['target']}:{record['segment']}"
-    if record["level"] == "doc" and record.get("doc", "-") != "-":
-        return f"{record['target']}:{record['doc']}"
-    return str(record["target"])
+        label = f"{record['target']}:{record['segment']}"
+    elif record["level"] == "doc" and record.get("doc", "-") != "-":
+        label = f"{record['target']}:{record['doc']}"
+    else:
+        label = str(record["target"])
+    against = record.get("_against")
+    return f"{label} (ref. vs {','.join(against)})" if against else label
 
 
 def _table(header: list[str], rows: list[list[str]], out: TextIO, left: int = 1) -> None:

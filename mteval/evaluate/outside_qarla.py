@@ -1,7 +1,8 @@
 """IQeval's -doOQ (IQMT manual §4.2): metric scores outside QARLA, read from the cache only.
 
 Records share one shape with every iqeval measure: ``target, refset, metric, level, doc,
-segment, score`` (``-`` where a column does not apply).
+segment, score`` (``-`` where a column does not apply). A -doref row (a reference against the other
+selected references) also carries ``_against``, those references, for the text views' row names.
 
 Subsets (``docs/statistics.md``): the system score of a -T subset, and the score of a document
 only part of which is selected, are computed as the metric's reference tool computes them on those
@@ -225,6 +226,12 @@ def _document_records(found: tuple[Path, ScoreFile], base: Record, rows: np.ndar
     return out
 
 
+def against(target: str, references: tuple[str, ...], sel: Selection) -> Record:
+    """``{"_against": references}`` for a -doref row (a reference scored against the other selected
+    references; the text views name them), else nothing."""
+    return {"_against": references} if target in sel.references else {}
+
+
 def outside_qarla(cache: ScoreCache, sel: Selection, documents: DocumentIndex,
                   texts: SubsetTexts | None = None) -> list[Record]:
     """-doOQ: every selected metric for every selected target, at the selected level (``texts``:
@@ -235,6 +242,6 @@ def outside_qarla(cache: ScoreCache, sel: Selection, documents: DocumentIndex,
         refset = refset_name(references)
         for metric in sel.metrics:
             found = cache.read(target, refset, metric, len(documents))
-            base = {"target": target, "refset": refset, "metric": metric}
+            base = {"target": target, "refset": refset, "metric": metric, **against(target, references, sel)}
             records.extend(level_records(found, base, sel, documents, rules[metric], texts, references))
     return records

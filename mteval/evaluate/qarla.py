@@ -104,9 +104,10 @@ def queen_records(data: QarlaData, level: str, segments: Sequence[int], trans_to
     if with_references:
         counts = reference_queen(data, trans_topic=trans_topic)
         for k, name in enumerate(data.references):
-            others = refset_name(tuple(r for r in data.references if r != name))
+            others = tuple(r for r in data.references if r != name)
             one = Counts(counts.hits[k:k + 1], counts.trials[k:k + 1])
-            out += level_records(one, [name], {"refset": others, "metric": "QUEEN"}, level, data, segments)
+            own: Record = {"refset": refset_name(others), "metric": "QUEEN", "_against": others}  # for text views
+            out += level_records(one, [name], own, level, data, segments)
     return out
 
 
