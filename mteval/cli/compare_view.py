@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from mteval.cli.text_width import ljust, rjust, width
+from mteval.cli.output import table
 
 Record = dict[str, Any]
 TESTS = {"bs": "paired bootstrap", "ar": "approximate randomisation"}
@@ -31,21 +31,6 @@ def _num(value: Any, sign: bool = False) -> str:
     if not isinstance(value, float | int) or isinstance(value, bool) or math.isnan(value):
         return "-"
     return f"{value:+.4f}" if sign else f"{value:.4f}"
-
-
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]], out: TextIO, left: int) -> None:
-    """Aligned columns, the first ``left`` left-aligned, the others right-aligned (padded to display
-    cells: :mod:`mteval.cli.text_width`)."""
-    widths = [max(width(h), *(width(r[i]) for r in rows)) if rows else width(h) for i, h in enumerate(header)]
-
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(ljust(c, w) if i < left else rjust(c, w)
-                         for i, (c, w) in enumerate(zip(cells, widths, strict=True)))
-
-    top = line(header)
-    out.write(top + "\n" + "-" * width(top) + "\n")
-    for r in rows:
-        out.write(line(r) + "\n")
 
 
 def _score(r: Record) -> str:
@@ -126,7 +111,7 @@ def _write_versus(rows: list[Record], out: TextIO) -> None:
     body = [[str(r["rank_range"]), str(r["cluster"]), ("Baseline: " if r["target"] == baseline else "") + r["target"],
              _score(r), _delta(r), *(_starred(r, c, c == columns[-1]) for c in columns)] for r in ordered]
     out.write(_caption(rows))
-    _table(header, body, out, left=3)
+    table(header, body, out, left=3)
     count = len(systems) - 1
     out.write(_legend(first, f"the {count} comparison{'s' if count != 1 else ''} with the baseline"))
 
@@ -137,14 +122,14 @@ def _write_matrix(rows: list[Record], out: TextIO) -> None:
     pairs = {(r["target"], r["baseline"]): r for r in rows if r["kind"] == "pair"}
     pairs.update({(b, a): r for (a, b), r in list(pairs.items())})
     out.write(_caption(rows))
-    _table(["#", "Rank", "Cluster", "System", _score_header(systems[0])],
+    table(["#", "Rank", "Cluster", "System", _score_header(systems[0])],
            [[str(i), str(r["rank_range"]), str(r["cluster"]), r["target"], _score(r)]
             for i, r in enumerate(systems, start=1)], out, left=4)
     field, names = _decisive(systems[0]), [r["target"] for r in systems]
     matrix = [[str(i), a] + ["-" if a == b else _starred(pairs[a, b], field, True) for b in names]
               for i, a in enumerate(names, start=1)]
     out.write(f"pairwise p-values ({field})\n")
-    _table(["#", "System", *map(str, range(1, len(names) + 1))], matrix, out, left=2)
+    table(["#", "System", *map(str, range(1, len(names) + 1))], matrix, out, left=2)
     count = len(pairs) // 2
     out.write(_legend(systems[0], f"the {count} pair{'s' if count != 1 else ''}"))
 

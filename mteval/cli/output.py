@@ -103,7 +103,7 @@ def row_label(record: Record) -> str:
     return f"{label} (ref. vs {','.join(against)})" if against else label
 
 
-def _table(header: list[str], rows: list[list[str]], out: TextIO, left: int = 1) -> None:
+def table(header: Sequence[str], rows: Sequence[Sequence[str]], out: TextIO, left: int = 1) -> None:
     """Aligned columns: the first ``left`` columns left-aligned, the others right-aligned (padded to
     display cells: :mod:`mteval.cli.text_width`)."""
     widths = [max(width(h), *(width(r[i]) for r in rows)) if rows else width(h) for i, h in enumerate(header)]
@@ -158,7 +158,7 @@ def write_matrix(records: Sequence[Record], out: TextIO, label: str = "SYS") -> 
         for r in plain:
             cells.setdefault(row_label(r), {})[r["metric"]] = cell(r)
         rows = [[name] + [values.get(m, "-") for m in metrics] for name, values in cells.items()]
-        _table([label] + metrics, rows, out)
+        table([label] + metrics, rows, out)
         _note(plain, out)
     _write_tables(tables, out, ranked=False, gap=bool(plain))
 
@@ -186,7 +186,7 @@ def write_rankings(records: Sequence[Record], out: TextIO, higher_is_better: Cal
         rows.sort(key=lambda r: (math.isnan(r["score"]), -tie_key(r["score"]) if best_first else tie_key(r["score"])))
         out.write(f"{metric}\n")
         ranks = competition_ranks([r["score"] for r in rows])
-        _table(["#", "target", "score"], [[rank, row_label(r), cell(r)] for rank, r in zip(ranks, rows, strict=True)],
+        table(["#", "target", "score"], [[rank, row_label(r), cell(r)] for rank, r in zip(ranks, rows, strict=True)],
                out)
         out.write("\n")
     if plain:
@@ -266,7 +266,7 @@ def write_king(rows: list[Record], out: TextIO, ranked: bool) -> None:
                            [r["score"] for r in singles])
     whole = [r for r in rows if r["metric"] == "SET"]
     body += [([""] if ranked else []) + ["SET", cell(r)] for r in whole]
-    _table(header, body, out, left=2 if ranked else 1)
+    table(header, body, out, left=2 if ranked else 1)
     for r in whole:
         out.write(f"SET = {named_set(r)}\n")
 
@@ -282,7 +282,7 @@ def write_jack(rows: list[Record], out: TextIO, ranked: bool) -> None:
     ordered = _best_first(rows) if ranked else rows
     header, body = _ranked([label, "JACK"], [[str(r[key]) if key else "all", cell(r)] for r in ordered], ranked,
                            [r["score"] for r in ordered])
-    _table(header, body, out, left=2 if ranked else 1)
+    table(header, body, out, left=2 if ranked else 1)
 
 
 def write_optimization(rows: list[Record], out: TextIO, ranked: bool) -> None:
@@ -290,7 +290,7 @@ def write_optimization(rows: list[Record], out: TextIO, ranked: bool) -> None:
     trace = [r for r in rows if "step" in r]
     out.write(f"-optimizeKING: greedy metric-set search (manual §3.3); KING at {_context(rows, 'set')}\n")
     if all(r["enough_trials"] for r in rows):
-        _table(["Step", "Metric tried", "KING alone", "Set size", "KING of set", "Added"],
+        table(["Step", "Metric tried", "KING alone", "Set size", "KING of set", "Added"],
                [[str(r["step"]), r["metric"], cell(r, "single", "single_hits", "single_trials"),
                  str(r["set_size"]), cell(r), r["accepted"]] for r in trace], out, left=2)
     else:
@@ -327,7 +327,7 @@ def write_significance(rows: list[Record], out: TextIO, ranked: bool) -> None:
             line.append(f"{_fmt(b['ci_low'])} .. {_fmt(b['ci_high'])}" if "ci_low" in b else "-")
         body.append(line)
     header = ["A>B", "difference"] + [f"p {t}" for t in tests] + (["95% CI (bootstrap)"] if boot else [])
-    _table(*_ranked(header, body, ranked), out, left=2 if ranked else 1)
+    table(*_ranked(header, body, ranked), out, left=2 if ranked else 1)
 
 
 TABLES: dict[str, Callable[[list[Record], TextIO, bool], None]] = {
