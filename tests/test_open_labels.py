@@ -108,6 +108,10 @@ def test_iqsetup_refuses_a_misspelt_label_with_its_line(tmp_path: Path) -> None:
     assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.xml"))
     with pytest.raises(ConfigError, match="never gives the relation 'nsubjj'"):
         mteval.score("DP-Or(nsubjj)", ["a b"], ["a b"])
+    ref = tmp_path / "ref.txt"
+    ref.write_text("a b\n", encoding="utf-8")
+    scored = run("mteval", "score", "-r", str(ref), "-i", str(ref), "-m", "BLEU,DP-Or(nsubjj)")
+    assert scored.returncode == 2 and scored.stderr.count("\n") == 1 and "did you mean 'DP-Or(nsubj)'" in scored.stderr
 
 
 @pytest.mark.models
