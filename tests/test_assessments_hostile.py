@@ -369,3 +369,25 @@ def test_google_mqm_file_as_published() -> None:
         lines = [int(line) for name, score, line in rows if name == system and score != "None"]
         assert human.system[system] == pytest.approx(float(np.mean(scores)), abs=1e-12)
         assert np.flatnonzero(~np.isnan(human.segment_scores(system))).tolist() == sorted(n - 1 for n in lines)
+
+
+def test_kendall_wmt20_threshold_beyond_the_judgements_is_said(two_metrics: Path, tmp_path: Path) -> None:
+    """kendall-wmt20 counts pairs whose human scores differ by --thresh (25 raw DA points): on scores of
+    another scale (here MQM / 100) no pair does, every value is NaN (mt-metrics-eval's KendallLike: 0), and
+    iqeval says why in one line; a threshold in the judgements' units gives numbers and no line."""
+    scaled = tmp_path / "scaled.tsv"
+    scaled.write_text("system\tsegment\tscore\n" + "".join(f"{s}\t{seg}\t{float(score) / 100}\n"
+                                                          for s, seg, score in judgements()), encoding="utf-8")
+
+    def values(*extra: str) -> tuple[list[float], str]:
+        done = subprocess.run(["iqeval", "-assessments", str(scaled), *extra, "-G", "seg", "--corr",
+                               "kendall-wmt20", "--resamples", "20", "--tsv", str(two_metrics)],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return [float(r["score"]) for r in csv.DictReader(io.StringIO(done.stdout), delimiter="\t")], done.stderr
+
+    nan, said = values()
+    assert len(nan) == 2 and all(v != v for v in nan)
+    assert f"iqeval: warning: {scaled}: no two translations that kendall-wmt20 compares differ by 25 or more" in said
+    numbers, quiet = values("--thresh", "0.01")
+    assert all(-1 <= v <= 1 for v in numbers) and "kendall-wmt20 compares" not in quiet

@@ -145,6 +145,42 @@ def test_missing_translations_are_blank_in_a_copy(tmp_path: Path) -> None:
     assert copy == ["", *lines[1:]]
 
 
+def test_trailing_whitespace_is_stripped_as_mtme_reads_lines(tmp_path: Path) -> None:
+    """mt-metrics-eval's EvalSet rstrip()s every line (an audit: 4 lines of WMT21 zh-en's Borderline end in a
+    space; -WER counted a trailing U+3000 as a word): such a text, the source too, is read from a stripped copy."""
+    root = copy_fixture(tmp_path)
+    system = root / SET / "system-outputs" / "ru-en" / "Online-B.txt"
+    lines = system.read_text(encoding="utf-8").splitlines()
+    system.write_text("\n".join([lines[0] + " \u3000\t", lines[1] + "\xa0", *lines[2:]]) + "\n", encoding="utf-8")
+    source = root / SET / "sources" / "ru-en.txt"
+    source_lines = source.read_text(encoding="utf-8").splitlines()
+    source.write_text("\n".join([source_lines[0] + " ", *source_lines[1:]]) + "\n", encoding="utf-8")
+    config = do_import(root, tmp_path / "out", "ru-en")
+    assert config["systems"]["Online-B"] == "texts/Online-B.txt" and config["source"] == "source.txt"
+    assert (tmp_path / "out" / "texts" / "Online-B.txt").read_text(encoding="utf-8").splitlines() == lines
+    assert (tmp_path / "out" / "source.txt").read_text(encoding="utf-8").splitlines() == source_lines
+    assert config["systems"]["AFRL"].endswith("AFRL.txt") and not config["systems"]["AFRL"].startswith("texts/")
+
+
+def test_hidden_files_are_not_systems(tmp_path: Path) -> None:
+    """mt-metrics-eval's glob('*.*') skips dotfiles: a '.AFRL.txt' or macOS '._AFRL.txt' is no system."""
+    root = copy_fixture(tmp_path)
+    folder = root / SET / "system-outputs" / "ru-en"
+    shutil.copy(folder / "AFRL.txt", folder / ".Online-A.txt")
+    (folder / "._AFRL.txt").write_bytes(b"\x00\x05\x16\x07Mac OS X")
+    config = do_import(root, tmp_path / "out", "ru-en")
+    assert not any(name.startswith(("s.", ".", "_")) for name in config["systems"]), config["systems"]
+
+
+def test_domains_that_would_share_a_set_name_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = copy_fixture(tmp_path)
+    docs = root / SET / "documents" / "ru-en.docs"
+    edit(docs, "news\t", "sport/express\t", count=3)
+    edit(docs, "news\taif", "sport_express\taif", count=-1)
+    line = refused(capsys, root, tmp_path / "out", "ru-en")
+    assert "domains 'sport/express' and 'sport_express' would both be the segment set 'domain_sport_express'" in line
+
+
 def test_several_domains_give_segment_sets(tmp_path: Path) -> None:
     root = copy_fixture(tmp_path)
     docs = root / SET / "documents" / "ru-en.docs"

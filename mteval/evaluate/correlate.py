@@ -503,6 +503,30 @@ def reversed_warning(records: Sequence[Record], assessments: str) -> str | None:
             "this file (errors, MQM penalties, HTER, ranks), add --human-lower-better")
 
 
+def threshold_warning(points: Points, level: str, correlations: Sequence[str], thresh: float,
+                      assessments: str) -> str | None:
+    """One line when ``kendall-wmt20`` is asked but no two translations it compares (of one segment; at
+    -G sys any two systems) differ by ``thresh`` in human score, so that every value is NaN (mt-metrics-eval's
+    ``KendallLike`` gives 0 there): WMT20's 25 is in raw DA points, and z-scores or MQM rarely reach it."""
+    if "kendall-wmt20" not in correlations:
+        return None
+    human = points.human
+    groups = _groups(points, "kendall-wmt20", level, None)
+    keys = np.zeros(len(human), dtype=np.int64) if groups is None else np.asarray(groups)
+    rated = ~np.isnan(human)
+    if not rated.any():
+        return None
+    spread = 0.0
+    for key in np.unique(keys[rated]):
+        chosen = human[rated & (keys == key)]
+        spread = max(spread, float(chosen.max() - chosen.min()))
+    if spread >= thresh:
+        return None
+    return (f"{assessments}: no two translations that kendall-wmt20 compares differ by {thresh:g} or more in human "
+            f"score (the largest difference is {spread:.4g}), so it is NaN: --thresh is in the judgements' units "
+            "(WMT20's 25 is for raw DA on 0-100; z-scores or MQM need a smaller one)")
+
+
 def subset_system_scores(files: dict[str, dict[str, tuple[Any, Any]]], sel: Any, documents: DocumentIndex,
                          subset: SubsetTexts | None) -> dict[str, dict[str, float]] | None:
     """metric -> system -> the system score of the -T segments (``iqeval -doOQ -G sys -T``'s: the
@@ -547,9 +571,10 @@ def assess(assessments: str, cache: Any, sel: Any, texts: Any, options: AssessOp
         raise ConfigError("-assessments works at -G seg or -G sys")
     out = correlation_records(points, sel.level, refset, correlations, options.average, options.mean_removed,
                               options.resamples, seed, options.thresh)
-    reversed_line = reversed_warning(out, assessments)
-    if reversed_line:
-        LOG.warning(reversed_line)
+    for line in (reversed_warning(out, assessments),
+                 threshold_warning(points, sel.level, correlations, options.thresh, assessments)):
+        if line:
+            LOG.warning(line)
     if options.significance and len(sel.metrics) > 1:
         tested = next((c for c in correlations if c in STATISTICS or c in WMT_TESTED), "")
         out += significance_records(points, sel.level, refset, tested, options.average,

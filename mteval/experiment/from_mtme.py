@@ -9,8 +9,10 @@
   ``system segment score`` TSV of ``iqeval -assessments`` (``-`` as the segment of a system-level
   score; ``None`` scores left out); ``doc`` and ``domain`` level scores have no such format and
   are listed as not imported;
-- ``OUT/texts/NAME.txt``: copies, only of texts holding mt-metrics-eval's
-  ``[No translation supplied]`` lines, with those lines blank (an empty output).
+- ``OUT/texts/NAME.txt`` (``OUT/source.txt``): copies, only of texts holding mt-metrics-eval's
+  ``[No translation supplied]`` lines, with those lines blank (an empty output), or lines ending in
+  whitespace, stripped as mt-metrics-eval reads every line (``rstrip()``: one segment of WMT21 zh-en's
+  Borderline ends in a space; ``-WER`` would count a trailing U+3000 as a word).
 
 References: the standard reference (``--ref``; default: WMT's choice for the known test sets,
 else the only reference, else ``refA``) comes first; ``--refs all`` adds the others (multi-
@@ -164,22 +166,32 @@ def _check_names(plan: Plan, files: mtme.EvalSetFiles) -> None:
 
 def read_texts(files: mtme.EvalSetFiles, plan: Plan) -> int:
     """Check every text's line count against the source; plan copies of texts with missing lines."""
-    n = len(mtme.read_segments(files.source))
+    source = mtme.read_segments(files.source)
+    n = len(source)
+    if any(ln != ln.rstrip() for ln in source):
+        plan.copies["source.txt"] = [ln.rstrip() for ln in source]  # beside texts/: a system may be "source"
     for name, path in [*plan.references.items(), *plan.systems.items()]:
         lines = mtme.read_segments(path, n)
-        if mtme.NO_TRANSLATION in lines:
-            plan.copies[f"texts/{name}.txt"] = ["" if ln == mtme.NO_TRANSLATION else ln for ln in lines]
+        if mtme.NO_TRANSLATION in lines or any(ln != ln.rstrip() for ln in lines):
+            plan.copies[f"texts/{name}.txt"] = ["" if ln == mtme.NO_TRANSLATION else ln.rstrip() for ln in lines]
     if files.documents is not None:
         rows = mtme.read_documents(files.documents, n)
         plan.docids = [doc for _, doc in rows]
-        plan.domains = _domain_sets([domain for domain, _ in rows])
+        plan.domains = _domain_sets([domain for domain, _ in rows], files.documents)
     return n
 
 
-def _domain_sets(domains: list[str]) -> dict[str, str]:
-    """``domain_NAME: "1-9, 20-30"`` segment sets, when there are several domains."""
+def _domain_sets(domains: list[str], path: Path) -> dict[str, str]:
+    """``domain_NAME: "1-9, 20-30"`` segment sets, when there are several domains (two domains whose
+    mteval names would be one set are refused: ``sport/express`` and ``sport_express``)."""
     if len(set(domains)) < 2:
         return {}
+    named: dict[str, str] = {}
+    for domain in dict.fromkeys(domains):
+        other = named.setdefault(mteval_name(domain), domain)
+        if other != domain:
+            raise ConfigError(f"domains {quote(other)} and {quote(domain)} would both be the segment set "
+                              f"{quote('domain_' + mteval_name(domain))}; rename one", path)
     ranges: dict[str, list[str]] = {}
     start = 0
     for i in range(1, len(domains) + 1):
@@ -237,7 +249,8 @@ def experiment_mapping(files: mtme.EvalSetFiles, options: ImportOptions, plan: P
         return f"texts/{name}.txt" if f"texts/{name}.txt" in plan.copies else str(path.resolve())
 
     mapping: dict = {"name": f"{options.testset}.{options.lp}", "cache": "cache",
-                     "source": str(files.source.resolve()), "format": "plain",
+                     "source": "source.txt" if "source.txt" in plan.copies else str(files.source.resolve()),
+                     "format": "plain",
                      "language": options.language or target_language(options.lp)}
     if plan.docids is not None:
         mapping["docids"] = "docids"
@@ -261,7 +274,8 @@ def header(files: mtme.EvalSetFiles, options: ImportOptions, plan: Plan) -> str:
     if plan.renamed:
         lines.append("Renamed: " + ", ".join(f"{quote(old)} -> {new}" for old, new in plan.renamed.items()) + ".")
     if plan.copies:
-        lines.append(f"Copied with '{mtme.NO_TRANSLATION}' lines blank: {', '.join(plan.copies)}.")
+        lines.append(f"Copied with '{mtme.NO_TRANSLATION}' lines blank and trailing whitespace removed (as "
+                     f"mt-metrics-eval reads them): {', '.join(plan.copies)}.")
     lines.append(f"Documents: {'docids (from documents/' + options.lp + '.docs)' if plan.docids else 'none'}.")
     lines.append("Run: iqsetup experiment.yaml (in this folder; then iqeval ... experiment.yaml).")
     if plan.tables:

@@ -95,11 +95,12 @@ def _few(names: list[str], limit: int = 12) -> str:
 
 
 def _named_files(folder: Path, prefix: str, suffix: str) -> dict[str, Path]:
-    """``folder/PREFIX NAME SUFFIX`` files by NAME, sorted."""
+    """``folder/PREFIX NAME SUFFIX`` files by NAME, sorted; hidden files (``.NAME``, macOS's ``._NAME``)
+    are not texts, as mt-metrics-eval's ``glob('*.*')`` skips them."""
     if not folder.is_dir():
         return {}
     found = {p.name[len(prefix):-len(suffix)]: p for p in folder.iterdir()
-             if p.name.startswith(prefix) and p.name.endswith(suffix) and p.is_file()}
+             if p.name.startswith(prefix) and p.name.endswith(suffix) and not p.name.startswith(".") and p.is_file()}
     return {name: found[name] for name in sorted(found) if name}
 
 
