@@ -1,13 +1,15 @@
-"""METEOR 1.5's English resources, read once and shared (``mteval/resources/meteor/``).
+"""METEOR 1.5's English resources, and Meteor 1.4's function words of other languages, read once
+and shared (``mteval/resources/meteor/``).
 
 * ``english.words``: function words (Denkowski & Lavie 2011, sec. 2.2: delta weighs content
-  vs function words);
+  vs function words); ``czech.words``, ``french.words``, ``german.words``, ``spanish.words``: those
+  of ``meteor-1.4.jar`` (:mod:`.languages`; the jar's lists of its other languages are empty);
 * ``english.exceptions`` + ``english.synsets.gz``: WordNet 3.0 exception lists and synsets, as
   Meteor's ``SynonymDictionary`` reads them;
 * ``paraphrase-en.*``: the English paraphrase table (see :mod:`mteval.metrics.meteor.paraphrase`).
 
-The files are copies of the data inside ``meteor-1.5.jar`` / the ``pycocoevalcap`` 1.2 wheel
-(see ``mteval/resources/meteor/NOTICE.md``).
+The English files are copies of the data inside ``meteor-1.5.jar`` / the ``pycocoevalcap`` 1.2 wheel,
+the other languages' of ``meteor-1.4.jar``'s (see ``mteval/resources/meteor/NOTICE.md``).
 """
 
 from __future__ import annotations
@@ -27,10 +29,16 @@ _ENDINGS = ("", "s", "x", "z", "ch", "sh", "man", "y",
             "", "", "e", "e")
 
 
+FUNCTION_WORD_LISTS = ("czech", "english", "french", "german", "spanish")  # Meteor 1.4's non-empty lists
+
+
 @cache
-def function_words() -> frozenset[str]:
-    """Meteor's English function-word list (compared with the lower-cased word)."""
-    return frozenset((RESOURCES / "english.words").read_text(encoding="utf-8").split("\n"))
+def function_words(language: str = "english") -> frozenset[str]:
+    """Meteor's function-word list of a language by its Meteor name (compared with the lower-cased
+    word): ``<language>.words``, or none where Meteor 1.4's list is empty."""
+    if language not in FUNCTION_WORD_LISTS:
+        return frozenset()
+    return frozenset((RESOURCES / f"{language}.words").read_text(encoding="utf-8").split("\n"))
 
 
 class SynonymDictionary:
