@@ -1,7 +1,8 @@
 """METEOR's stem stage and ROUGE outside English (issue 36): the experiment's ``language:`` reaches
 the families whose resources depend on it (``registry.create``), they stem with the language's
 Snowball stemmer, ROUGE reads any script, and the signature names the language, while English
-signatures, and so every English cache, stay as they were."""
+signatures, and so every English cache, stay as they were. METEOR's parity with Meteor 1.4's ``-l LANG``:
+``tests/test_meteor_languages.py``."""
 
 from __future__ import annotations
 
@@ -47,7 +48,8 @@ def test_meteor_stems_russian_and_says_so_in_its_signature() -> None:
     assert meteor("de-AT", "METEOR-st") == meteor("de-AT", "METEOR-ex") < 1  # German stems: none here
     assert meteor("xx", "METEOR-st") == meteor("xx", "METEOR-ex")  # a language without a stemmer
     assert meteor("en", "METEOR-st") == meteor("en", "METEOR-ex")  # English's stemmer sees no stems here
-    assert registry.create("METEOR", True, "ru").signature("METEOR-st").endswith("|language:ru|mteval:0.1.0")
+    assert registry.create("METEOR", True, "ru").signature("METEOR-st").endswith(
+        "|language:ru|meteor:1.4-ru|mteval:0.1.0")
     assert "language" not in registry.create("METEOR", True, "en").signature("METEOR-st")
 
 
@@ -103,7 +105,7 @@ def test_czech_stems_with_the_light_stemmer_and_says_so() -> None:
     unstemmed, stemmed = rouge("cs", "ROUGE-1", CS_HYP, CS_REF, stem=False), rouge("cs", "ROUGE-1", CS_HYP, CS_REF)
     assert unstemmed == pytest.approx(2 / 6, abs=1e-5) and stemmed == 1.0  # se, o; then every stem matches
     assert registry.create("METEOR", True, "cs").signature("METEOR-ex").endswith(
-        "|language:cs|stemmer:czech-light|mteval:0.1.0")
+        "|language:cs|meteor:1.4-cz|stemmer:czech-light|mteval:0.1.0")
     assert "|language:cs|stem:True|stemmer:czech-light|" in registry.create("ROUGE", True, "cs").signature("ROUGE-1")
     assert "stemmer" not in registry.create("ROUGE", True, "cs", stem=False).signature("ROUGE-1")
     assert "stemmer" not in registry.create("ROUGE", True, "ru").signature("ROUGE-1")  # issue 36's unchanged
@@ -112,5 +114,6 @@ def test_czech_stems_with_the_light_stemmer_and_says_so() -> None:
 def test_the_meteor_warning_names_the_stemmer() -> None:
     from mteval.setup.scripts import english_only_warnings
 
-    assert "it stems with the Czech light stemmer (Dolamic & Savoy 2009);" in english_only_warnings(["METEOR"], "cs")[0]
-    assert "it has no stemmer for xx (no stem matches);" in english_only_warnings(["METEOR"], "xx")[0]
+    assert "mteval's extension with the Czech light stemmer (Dolamic & Savoy 2009)" in english_only_warnings(
+        ["METEOR-st"], "cs")[0]
+    assert "it has no stemmer for xx (no stem matches);" in english_only_warnings(["METEOR-ex"], "xx")[0]

@@ -100,14 +100,15 @@ def test_rouge_is_warned_about_letters_its_tokenizer_drops(tmp_path: Path) -> No
 
 
 def test_meteor_outside_english_says_which_resources_it_has(tmp_path: Path) -> None:
-    """METEOR on a Russian experiment: scores computed, one warning line (a Snowball stemmer, the
-    other resources English's); none in English."""
-    russian = run("iqsetup", "-q", str(experiment(tmp_path / "ru", RUSSIAN, "ru", "METEOR-ex")))
+    """METEOR on a Russian experiment: METEOR-ex and METEOR-st are Meteor 1.4's ``-l ru`` numbers (no
+    warning); METEOR-sy is not: one warning line naming it and why; none in English."""
+    jar = run("iqsetup", "-q", str(experiment(tmp_path / "ru-jar", RUSSIAN, "ru", "METEOR-ex, METEOR-st")))
+    assert jar.returncode == 0 and jar.stderr == ""
+    russian = run("iqsetup", "-q", str(experiment(tmp_path / "ru", RUSSIAN, "ru", "METEOR-ex, METEOR-sy")))
     assert russian.returncode == 0
-    assert russian.stderr == ("iqsetup: warning: METEOR: for language ru it stems with Snowball's Russian stemmer; "
-                              "its synonym and paraphrase stages match nothing and no word counts as a function "
-                              "word (METEOR 1.5's are English), its parameters are English's: its scores are not "
-                              "METEOR 1.5's -l ru ones (docs/languages.md)\n")
+    assert russian.stderr == ("iqsetup: warning: METEOR: for language ru, METEOR-sy is not Meteor 1.4's score with "
+                              "-l ru (Asiya's): the synonym stage matches nothing (WordNet is English; the jar stops "
+                              "on it outside English) (docs/languages.md)\n")
     english = run("iqsetup", "-q", str(experiment(tmp_path / "en", ENGLISH, "en", "METEOR-ex")))
     assert english.returncode == 0 and english.stderr == ""
 

@@ -65,11 +65,13 @@ def test_campaign_warnings(escaped: tuple[Path, Path, str]) -> None:
 
 
 def test_family_warnings_for_the_metrics_shown(tmp_path: Path) -> None:
-    """The families' warnings follow the metrics shown (-M): METEOR's English resources in German."""
+    """The families' warnings follow the metrics shown (-M): METEOR's English resources in German (its
+    synonym stage), none for METEOR-ex (Meteor 1.4's -l de number)."""
     campaign = mteval.load(ende_config(tmp_path, language="de", metrics=["BLEU", "METEOR"], sets={}))
-    sel = campaign.selection("sys", metrics="METEOR-ex")
+    sel = campaign.selection("sys", metrics="METEOR-sy")
     found = warnings_of(campaign.experiment, campaign.texts, sel)
-    assert len(found) == 1 and found[0].startswith("METEOR: for language de it stems with ")
+    assert len(found) == 1 and found[0].startswith("METEOR: for language de, METEOR-sy is not Meteor 1.4's score ")
+    assert warnings_of(campaign.experiment, campaign.texts, campaign.selection("sys", metrics="METEOR-ex")) == []
     assert warnings_of(campaign.experiment, campaign.texts, campaign.selection("sys", metrics="BLEU")) == []
 
 

@@ -45,13 +45,14 @@ def run_rouge(script: Path, hypothesis: Sequence[str], references: Sequence[Sequ
     return segments, {m[1]: float(m[2]) for m in _ROUGE_SYS.finditer(report)}
 
 
-def _meteor_sgml(kind: str, sets: Mapping[str, Sequence[str]]) -> str:
+def _meteor_sgml(kind: str, sets: Mapping[str, Sequence[str]], target: str = "en") -> str:
     """Asiya's ``NISTXML::f_create_mteval_doc`` layout: one set and one document per system/reference."""
     label = "sysid" if kind == "tstset" else "refid"
+    source = "ru" if target == "en" else "en"
     parts = ["<mteval>\n"]
     for name, lines in sets.items():
         extra = f' sysid="{name}"' if kind == "refset" else ""
-        parts.append(f'<{kind} setid="set1" srclang="ru" trglang="en" {label}="{name}">\n'
+        parts.append(f'<{kind} setid="set1" srclang="{source}" trglang="{target}" {label}="{name}">\n'
                      f'<doc docid="doc1" {label}="{name}"{extra}>\n')
         parts += [f'<seg id="{i}">{(line.rstrip() or EMPTY_ITEM).translate(_XML)}</seg>\n'
                   for i, line in enumerate(lines, 1)]
@@ -60,14 +61,16 @@ def _meteor_sgml(kind: str, sets: Mapping[str, Sequence[str]]) -> str:
 
 
 def run_meteor(jar: Path, systems: Mapping[str, Sequence[str]], references: Mapping[str, Sequence[str]],
-               modules: str, paraphrase: Path | None = None) -> tuple[SegmentScores, dict[str, float]]:
-    """Meteor ``-sgml -l en -m MODULES [-a TABLE]``: ({(system, i): score}, {system: score})."""
+               modules: str, paraphrase: Path | None = None, language: str = "en"
+               ) -> tuple[SegmentScores, dict[str, float]]:
+    """Meteor ``-sgml -l LANGUAGE -m MODULES [-a TABLE]`` (``language``: the jar's code, ``cz`` for
+    Czech): ({(system, i): score}, {system: score})."""
     with tempfile.TemporaryDirectory(prefix="meteor-") as tmp:
         folder = Path(tmp)
-        (folder / "tst.sgm").write_text(_meteor_sgml("tstset", systems), encoding="utf-8")
-        (folder / "ref.sgm").write_text(_meteor_sgml("refset", references), encoding="utf-8")
+        (folder / "tst.sgm").write_text(_meteor_sgml("tstset", systems, language), encoding="utf-8")
+        (folder / "ref.sgm").write_text(_meteor_sgml("refset", references, language), encoding="utf-8")
         command = ["java", "-Dfile.encoding=UTF-8", "-Xms1024M", "-Xmx2048M", "-jar", str(jar), "tst.sgm",
-                   "ref.sgm", "-sgml", "-f", "out", "-l", "en", "-m", modules]
+                   "ref.sgm", "-sgml", "-f", "out", "-l", language, "-m", modules]
         if paraphrase is not None:
             command += ["-a", str(paraphrase)]
         subprocess.run(command, cwd=folder, capture_output=True, check=True)

@@ -28,6 +28,8 @@ from mteval.errors import InputError
 from mteval.experiment.texts import LoadedTexts
 from mteval.io.corpus import Text
 from mteval.metrics.base import MetricFamily
+from mteval.metrics.meteor import MODULES
+from mteval.metrics.meteor.languages import JAR_LANGUAGES, not_jar_variants
 from mteval.metrics.stemmers import base_language, stemmer_description
 from mteval.setup.limits import line_of
 from mteval.setup.preparation import letter_codes, letter_count
@@ -115,19 +117,29 @@ def ascii_tokenizer_warnings(families: Iterable[str], texts: LoadedTexts, langua
             f"{name} scores what is left (docs/languages.md)" for name in chosen]
 
 
-def english_only_warnings(families: Iterable[str], language: str) -> list[str]:
-    """A warning for METEOR outside English: its stem stage uses the language's Snowball stemmer
-    (if there is one), but METEOR 1.5's other resources that mteval carries are English (WordNet
-    synonyms, paraphrases, function words, tuned parameters), so its scores are not METEOR 1.5's
-    ``-l LANG`` ones."""
+def english_only_warnings(variants: Iterable[str], language: str) -> list[str]:
+    """One warning line for the METEOR variants among ``variants`` whose scores outside English are
+    not Meteor 1.4's ``-l LANG`` ones (Asiya's): in a language the jar has, the variants with a stage
+    whose resource mteval lacks (synonyms, WordNet stems, paraphrases; a stemmer the jar lacks or
+    that differs from its own, :mod:`mteval.metrics.meteor.languages`); in a language it lacks, every
+    variant (English's parameters, no function words). METEOR-ex and METEOR-st in German, say, are the
+    jar's numbers: no warning."""
     code = base_language(language)
-    if code == "en" or "METEOR" not in families:
+    chosen = [v for v in dict.fromkeys(variants) if v in MODULES]
+    if code == "en" or not chosen:
         return []
-    stemmer = stemmer_description(code)
-    stems = f"stems with {stemmer}" if stemmer else f"has no stemmer for {code} (no stem matches)"
-    return [f"METEOR: for language {language} it {stems}; its synonym and paraphrase stages match nothing and no "
-            f"word counts as a function word (METEOR 1.5's are English), its parameters are English's: its "
-            f"scores are not METEOR 1.5's -l {language} ones (docs/languages.md)"]
+    if code not in JAR_LANGUAGES:
+        stemmer = stemmer_description(code)
+        stems = f"stems with {stemmer}" if stemmer else f"has no stemmer for {code} (no stem matches)"
+        return [f"METEOR: for language {language} it {stems}; its synonym and paraphrase stages match nothing and "
+                f"no word counts as a function word, its parameters are English's: Meteor 1.4 (Asiya's) has no "
+                f"-l {code} (docs/languages.md)"]
+    names, notes = not_jar_variants(code, chosen, MODULES)
+    if not names:
+        return []
+    are = "is not Meteor 1.4's score" if len(names) == 1 else "are not Meteor 1.4's scores"
+    return [f"METEOR: for language {language}, {', '.join(names)} {are} with -l {JAR_LANGUAGES[code].code} (Asiya's): "
+            f"{'; '.join(notes)} (docs/languages.md)"]
 
 
 # Scripts written without spaces between words (first words of their letters' Unicode names).

@@ -82,6 +82,7 @@ def _code() -> bytes:
     """The source of the modules that make the warnings (a change to any of them is a new key)."""
     from mteval.experiment import parser_labels  # the label warning's hints
     from mteval.metrics import stemmers  # METEOR's warning names the language's stemmer
+    from mteval.metrics.meteor import languages as meteor_languages  # and what Meteor 1.4 has
     from mteval.setup import (
         copies,
         duplicate_metrics,
@@ -96,7 +97,7 @@ def _code() -> bytes:
     )
 
     modules = (sys.modules[__name__], copies, empty_lines, language_words, line_overlap, preparation, scripts, shifted,
-               unrelated, stemmers, label_inventory, duplicate_metrics, parser_labels)
+               unrelated, stemmers, meteor_languages, label_inventory, duplicate_metrics, parser_labels)
     return b"".join(Path(module.__file__ or "").read_bytes() for module in modules)
 
 
@@ -112,7 +113,9 @@ def family_warnings(variants: Iterable[Variant], texts: LoadedTexts, language: s
     warned = {line.split(":", 1)[0] for line in ascii_lines}
     by_language = [family.family for family, _ in chosen.values() if family.needs_annotation or family.by_language]
     return (ascii_lines + unspaced_script_warnings(chosen.values(), texts, warned)
-            + language_warnings(by_language, texts, language) + english_only_warnings(families, language)
+            + language_warnings(by_language, texts, language)
+            + english_only_warnings([name for name, (family, _) in chosen.items() if family.family == "METEOR"],
+                                    language)
             + label_warnings([name for _, name in chosen.values()], language, annotation)
             + duplicate_warnings([name for _, name in chosen.values()], language, annotation))
 

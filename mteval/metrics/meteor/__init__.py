@@ -20,12 +20,19 @@ Variants (IQMT name / Asiya name: modules, weights):
   ``wn_stem``: different words with a common WordNet base form, :func:`.matchers.wnstem`),
   1.0 0.6 0.8 (the module sits in the synonym slot, as ``METEOR-pa``'s paraphrase module does).
 
-Outside English (``language:`` other than ``en``, issue 36): the stem stage uses the language's
-Snowball stemmer (Czech: the light stemmer of Dolamic & Savoy 2009, named in the signature as
-``stemmer:czech-light``; a language with neither: no stem matches), the synonym, WordNet-stem and paraphrase stages
-match nothing (their resources are English), and no word counts as a function word (Meteor's list is
-English); the parameters stay English's. The signature then names the language. These are not
-Meteor 1.5's ``-l LANG`` scores (its own parameters, function words and paraphrase tables).
+Outside English (``language:`` other than ``en``): Asiya passes the target language (``-l de``,
+``-l cz`` ...), and so does mteval (:mod:`.languages`): that language's parameters and module weights,
+Meteor 1.4's function words for it (Czech, French, German, Spanish; the jar's other lists are empty)
+and its stems (:mod:`.jar_stemmers`: snowballstemmer's, corrected to the jar's). METEOR-ex and
+METEOR-st are then the jar's ``-l LANG`` numbers (checked on German, French, Spanish, Czech (METEOR-ex)
+and Russian data: ``tests/test_meteor_languages.py``), except METEOR-st in Finnish and Portuguese (the
+stemmers differ) and in Czech and Arabic, where the jar has no stemmer and mteval's extension stems with
+the Czech light stemmer of Dolamic & Savoy 2009 (``stemmer:czech-light`` in the signature) or Snowball's
+Arabic one. The synonym, WordNet-stem and paraphrase stages match nothing (their resources are English;
+the jar's synonym stage refuses other languages, its paraphrase tables are not here). Signatures name the
+language and the jar's language (``|language:de|meteor:1.4-de|``); a language Meteor 1.4 lacks keeps
+English's parameters, no function words and snowballstemmer's stemmer, if any (``|language:pl|``).
+``setup.scripts.english_only_warnings`` names the variants whose numbers are not the jar's.
 
 The Asiya names are the registered variants; the IQMT names (``MTR-exact`` ...) are aliases of
 them (:mod:`mteval.metrics.aliases`), which :data:`MODULES` also accepts.
@@ -35,6 +42,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
@@ -45,8 +53,11 @@ from mteval.metrics.aliases import DUPLICATES
 from mteval.metrics.base import MetricInfo, ScoreSet, Side, StatsFamily, scores_from_stats_matrix
 from mteval.metrics.meteor import matchers
 from mteval.metrics.meteor.alignment import Matcher, align
-from mteval.metrics.meteor.reference_order import meteor_reference_order
-from mteval.metrics.meteor.scoring import MODULE_WEIGHTS, N_STATS, alignment_stats, meteor_scores
+from mteval.metrics.meteor.jar_stemmers import jar_stemmer
+from mteval.metrics.meteor.languages import JAR_LANGUAGES
+from mteval.metrics.meteor.reference_order import java_string_hash, meteor_reference_order
+from mteval.metrics.meteor.resources import function_words
+from mteval.metrics.meteor.scoring import MODULE_WEIGHTS, N_STATS, PARAMETERS, alignment_stats, meteor_scores
 from mteval.metrics.registry import canonical, register
 from mteval.metrics.segment_cache import PAIR_CACHE_LIMIT, SegmentCache
 from mteval.metrics.stemmers import base_language, language_stemmer, stemmer_option
@@ -72,13 +83,15 @@ def meteor_tokens(text: str) -> tuple[str, ...]:
     return tuple(t for t in _WS.split(line) if t)
 
 
+@cache
 def _matcher(name: str, language: str = "en") -> Matcher:
     """The matcher function of a module name (the paraphrase table is loaded lazily). Outside
-    English (issue 36): ``stem`` with the language's stemmer (``stemmers.language_stemmer``: Snowball's
-    or Czech's light one; none: no stem matches), no synonym, WordNet-stem or paraphrase matches
-    (Meteor's resources for them are English)."""
+    English: ``stem`` with Meteor 1.4's stemmer of the language (:func:`.jar_stemmers.jar_stemmer`),
+    else mteval's (``stemmers.language_stemmer``: Snowball's or Czech's light one; none: no stem
+    matches); no synonym, WordNet-stem or paraphrase matches (Meteor's resources for them are English)."""
     if language != "en":
-        stemmer = language_stemmer(language)
+        jar = JAR_LANGUAGES.get(language)
+        stemmer = jar_stemmer(language) if jar is not None and jar.stemmer else language_stemmer(language)
         if name == "exact":
             return matchers.exact
         return matchers.stem_with(stemmer) if name == "stem" and stemmer is not None else matchers.nothing
@@ -87,6 +100,13 @@ def _matcher(name: str, language: str = "en") -> Matcher:
 
         return paraphrase
     return getattr(matchers, name)
+
+
+@lru_cache(maxsize=1 << 20)
+def java_word_key(word: str) -> int:
+    """Java's ``String.hashCode()`` of a word: what Meteor 1.4 compares words and stems by
+    (:class:`.alignment.Stage`)."""
+    return java_string_hash(word)
 
 
 @register
@@ -104,10 +124,18 @@ class MeteorFamily(StatsFamily):
 
     def __init__(self, case_sensitive: bool = True, language: str = "en", **options: Any) -> None:
         self.language = base_language(language)
+        jar = JAR_LANGUAGES.get(self.language)
         if self.language != "en":  # in the signature outside English only: English files stay valid
             options.update(language=self.language, **stemmer_option(self.language))
+            if jar is not None:  # Meteor 1.4's -l LANG (before, English's settings: other numbers)
+                options.update(meteor=f"1.4-{jar.code}")
         super().__init__(case_sensitive, **options)
-        self._function_words: frozenset[str] | None = None if self.language == "en" else frozenset()
+        # Meteor 1.4's settings of the language (a language it lacks: English's, and no function words)
+        self.alpha_beta_gamma_delta = jar.parameters if jar is not None else PARAMETERS
+        self.module_weights = jar.weights if jar is not None else MODULE_WEIGHTS
+        self._function_words = function_words(jar.name) if jar is not None else frozenset()
+        # words compared by their Java hash, as the jar does (English: as strings, its numbers unchanged)
+        self._key = java_word_key if jar is not None and self.language != "en" else None
         # bounded (segment_cache): large enough for a multi-reference set's pairs met again (A, B, then A_B)
         self._cache: SegmentCache[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], np.ndarray] = \
             SegmentCache(4 * PAIR_CACHE_LIMIT)
@@ -138,7 +166,7 @@ class MeteorFamily(StatsFamily):
         key = (hyp, ref, modules)
         row = self._cache.get(key)
         if row is None:
-            matched = align(hyp, ref, [_matcher(m, self.language) for m in modules])
+            matched = align(hyp, ref, [_matcher(m, self.language) for m in modules], self._key)
             row = alignment_stats(hyp, ref, matched, self._function_words)
             self._cache[key] = row
         return row
@@ -149,12 +177,12 @@ class MeteorFamily(StatsFamily):
             raise InputError(f"{hypothesis.name}: {len(hypothesis.texts)} segments, but the "
                              f"references have {len(prepared)}")
         modules = MODULES[variant]
-        weights = MODULE_WEIGHTS[:len(modules)]
+        weights = self.module_weights[:len(modules)]
         out = np.zeros((len(prepared), N_STATS))
         for i, (text, refs) in enumerate(zip(hypothesis.texts, prepared, strict=True)):
             hyp = self._words(text)
             rows = np.stack([self.pair_stats(hyp, ref, modules) for ref in refs])
-            out[i] = rows[int(np.argmax(meteor_scores(rows, weights)))]
+            out[i] = rows[int(np.argmax(meteor_scores(rows, weights, self.alpha_beta_gamma_delta)))]
         return out
 
     def segment_stats(self, hypothesis: Side, prepared: Any) -> np.ndarray:
@@ -167,7 +195,7 @@ class MeteorFamily(StatsFamily):
         if s.shape[1] != N_STATS:
             k = self.variants.index(canonical(variant))
             s = s[:, k * N_STATS:(k + 1) * N_STATS]
-        return meteor_scores(s, MODULE_WEIGHTS[:len(MODULES[variant])])
+        return meteor_scores(s, self.module_weights[:len(MODULES[variant])], self.alpha_beta_gamma_delta)
 
     def score(self, hypothesis: Side, prepared: Any, documents: DocumentIndex,
               variants: Sequence[str]) -> dict[str, ScoreSet]:

@@ -12,13 +12,18 @@
    branched from, and a used word that is neither inside a match nor a fixed match drops its path.
 
 Identical sentences use the exact stage only (Meteor's guard against beam-search errors).
+
+Words are compared as Meteor 1.4's ``Stage`` compares them when a ``key`` is given: the jar keeps each
+word's (and each stem's) Java ``String.hashCode()``, so two different words with the same hash match
+exactly (French ``n'`` and ``le``: both 3449). mteval passes that key outside English
+(``MeteorFamily``); in English words are compared as strings (English numbers unchanged).
 """
 
 from __future__ import annotations
 
 import heapq
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,12 +46,15 @@ class Match:
 class Stage:
     """Candidate matches by reference start position, with per-word coverage counts."""
 
-    def __init__(self, hyp: Sequence[str], ref: Sequence[str]) -> None:
+    def __init__(self, hyp: Sequence[str], ref: Sequence[str], key: Callable[[str], Hashable] | None = None) -> None:
         self.hyp, self.ref = hyp, ref
+        self.key: Callable[[str], Hashable] = key if key is not None else _same  # what "the same word" compares
+        self.hyp_keys: Sequence[Hashable] = hyp if key is None else [key(w) for w in hyp]
+        self.ref_keys: Sequence[Hashable] = ref if key is None else [key(w) for w in ref]
         self.matches: list[list[Match]] = [[] for _ in ref]
         self.cover1 = [0] * len(hyp)
         self.cover2 = [0] * len(ref)
-        self.exact: tuple[int, dict[str, np.ndarray]] | None = None  # implicit identical-word matches
+        self.exact: tuple[int, dict[Hashable, np.ndarray]] | None = None  # implicit identical-word matches
 
     def add_exact(self, module: int) -> None:
         """Every identical-word candidate (reference position outer, hypothesis position inner, as
@@ -54,13 +62,13 @@ class Stage:
         repeated word has |hyp| x |ref| of them. Must come before any other stage."""
         if any(self.matches):
             raise ValueError("the exact stage comes first")
-        where: dict[str, list[int]] = {}
-        for i, w in enumerate(self.hyp):
+        where: dict[Hashable, list[int]] = {}
+        for i, w in enumerate(self.hyp_keys):
             where.setdefault(w, []).append(i)
-        in_ref = Counter(self.ref)
-        for i, w in enumerate(self.hyp):
+        in_ref = Counter(self.ref_keys)
+        for i, w in enumerate(self.hyp_keys):
             self.cover1[i] += in_ref.get(w, 0)
-        for j, w in enumerate(self.ref):
+        for j, w in enumerate(self.ref_keys):
             self.cover2[j] += len(where.get(w, ()))
         self.exact = (module, {w: np.asarray(p, dtype=np.int64) for w, p in where.items()})
 
@@ -68,7 +76,7 @@ class Stage:
         """Hypothesis positions of the implicit identical-word candidates at reference position j."""
         if self.exact is None:
             return np.zeros(0, dtype=np.int64)
-        return self.exact[1].get(self.ref[j], np.zeros(0, dtype=np.int64))
+        return self.exact[1].get(self.ref_keys[j], np.zeros(0, dtype=np.int64))
 
     def count(self, j: int) -> int:
         """Number of candidates starting at reference position j."""
@@ -88,6 +96,11 @@ class Stage:
             self.cover1[m.match_start + k] += 1
         for k in range(m.length):
             self.cover2[m.start + k] += 1
+
+
+def _same(word: str) -> str:
+    """Words compared as strings (the default key)."""
+    return word
 
 
 def _masks(m: Match) -> tuple[int, int]:
@@ -431,9 +444,11 @@ class Alignment:
 Matcher = Callable[[int, Stage], None]
 
 
-def align(hyp: Sequence[str], ref: Sequence[str], matchers: Sequence[Matcher]) -> Alignment:
-    """Align a hypothesis with a reference using the matchers of each stage in order."""
-    stage = Stage(hyp, ref)
+def align(hyp: Sequence[str], ref: Sequence[str], matchers: Sequence[Matcher],
+          key: Callable[[str], Hashable] | None = None) -> Alignment:
+    """Align a hypothesis with a reference using the matchers of each stage in order (``key``: what
+    the stages compare words by, see :class:`Stage`; default the words themselves)."""
+    stage = Stage(hyp, ref, key)
     used = matchers[:1] if len(hyp) == len(ref) and list(hyp) == list(ref) else matchers
     for number, matcher in enumerate(used):
         matcher(number, stage)

@@ -29,8 +29,8 @@ def exact(module: int, stage: Stage) -> None:
     if not any(stage.matches) and stage.exact is None:
         stage.add_exact(module)
         return
-    where = _positions(list(stage.hyp))
-    for j, r in enumerate(stage.ref):
+    where = _positions(list(stage.hyp_keys))
+    for j, r in enumerate(stage.ref_keys):
         for i in where.get(r, ()):
             stage.add(Match(module, j, 1, i, 1))
 
@@ -52,11 +52,12 @@ def nothing(module: int, stage: Stage) -> None:
 
 
 def _stem_matches(stemmer: Callable[[str], str], module: int, stage: Stage) -> None:
-    hyp = stage.hyp
-    where = _positions([stemmer(w) for w in hyp])
+    """Words of different keys whose stems have the same key (``StemMatcher``; keys: :class:`Stage`)."""
+    key, hyp_keys = stage.key, stage.hyp_keys
+    where = _positions([key(stemmer(w)) for w in stage.hyp])
     for j, r in enumerate(stage.ref):
-        for i in where.get(stemmer(r), ()):
-            if hyp[i] != r:
+        for i in where.get(key(stemmer(r)), ()):
+            if hyp_keys[i] != stage.ref_keys[j]:
                 stage.add(Match(module, j, 1, i, 1))
 
 
