@@ -28,8 +28,6 @@ from mteval.errors import InputError
 from mteval.experiment.texts import LoadedTexts
 from mteval.io.corpus import Text
 from mteval.metrics.base import MetricFamily
-from mteval.metrics.meteor import MODULES
-from mteval.metrics.meteor.languages import JAR_LANGUAGES, not_jar_variants
 from mteval.metrics.stemmers import base_language, stemmer_description
 from mteval.setup.limits import line_of
 from mteval.setup.preparation import letter_codes, letter_count
@@ -124,9 +122,14 @@ def english_only_warnings(variants: Iterable[str], language: str) -> list[str]:
     that differs from its own, :mod:`mteval.metrics.meteor.languages`); in a language it lacks, every
     variant (English's parameters, no function words). METEOR-ex and METEOR-st in German, say, are the
     jar's numbers: no warning."""
-    code = base_language(language)
-    chosen = [v for v in dict.fromkeys(variants) if v in MODULES]
+    code, chosen = base_language(language), list(dict.fromkeys(variants))
     if code == "en" or not chosen:
+        return []
+    from mteval.metrics.meteor import MODULES  # noqa: PLC0415 - imported when METEOR is chosen only
+    from mteval.metrics.meteor.languages import JAR_LANGUAGES, not_jar_variants  # noqa: PLC0415
+
+    chosen = [v for v in chosen if v in MODULES]
+    if not chosen:
         return []
     if code not in JAR_LANGUAGES:
         stemmer = stemmer_description(code)

@@ -82,7 +82,6 @@ def _code() -> bytes:
     """The source of the modules that make the warnings (a change to any of them is a new key)."""
     from mteval.experiment import parser_labels  # the label warning's hints
     from mteval.metrics import stemmers  # METEOR's warning names the language's stemmer
-    from mteval.metrics.meteor import languages as meteor_languages  # and what Meteor 1.4 has
     from mteval.setup import (
         copies,
         duplicate_metrics,
@@ -97,8 +96,10 @@ def _code() -> bytes:
     )
 
     modules = (sys.modules[__name__], copies, empty_lines, language_words, line_overlap, preparation, scripts, shifted,
-               unrelated, stemmers, meteor_languages, label_inventory, duplicate_metrics, parser_labels)
-    return b"".join(Path(module.__file__ or "").read_bytes() for module in modules)
+               unrelated, stemmers, label_inventory, duplicate_metrics, parser_labels)
+    meteor = Path(stemmers.__file__ or "").with_name("meteor")  # what Meteor 1.4 has (read, not imported: lazy)
+    files = [Path(module.__file__ or "") for module in modules] + [meteor / "languages.py", meteor / "jar_stemmers.py"]
+    return b"".join(path.read_bytes() for path in files)
 
 
 def family_warnings(variants: Iterable[Variant], texts: LoadedTexts, language: str,
