@@ -157,11 +157,19 @@ def _parameter_lines(family_class: type[MetricFamily]) -> list[str]:
     width = max(len(k) for k in params)
     ranges = {k: p.range() for k, p in params.items()}
     span = max(len(r) for r in ranges.values())
-    fill = max(len(p.default) for p in params.values())
+    defaults = {k: _default_of(family_class, takers, k) for k in params}
+    fill = max(len(d) for d in defaults.values())
     lines = [f"  parameters of {' '.join(takers)}, as NAME(key=value,...):"]
-    lines += [f"    {k:<{width}}  {ranges[k]:<{span}}  default {p.default:<{fill}}  {p.help}".rstrip()
+    lines += [f"    {k:<{width}}  {ranges[k]:<{span}}  default {defaults[k]:<{fill}}  {p.help}".rstrip()
               for k, p in params.items()]
     return lines
+
+
+def _default_of(family_class: type[MetricFamily], takers: list[str], key: str) -> str:
+    """A parameter's default, with a variant's own where it differs: ``0 (chrF++: 2)``."""
+    first = family_class.parameters_of(takers[0])[key].default
+    own = {v: family_class.parameters_of(v)[key].default for v in takers[1:]}
+    return first + "".join(f" ({v}: {d})" for v, d in own.items() if d != first)
 
 
 def _by_family() -> list[str]:

@@ -34,14 +34,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
 
 from mteval import __version__
 from mteval.io.corpus import DocumentIndex
-from mteval.metrics.parameters import Parameter, settings
+from mteval.metrics.parameters import Parameter, canonical, settings
 from mteval.scores import ScoreSet
 
 __all__ = ["BOOTSTRAP", "MEAN", "NEEDS_STATS", "RECOMPUTE", "STATS", "WEIGHTED", "MetricFamily", "MetricInfo",
@@ -102,6 +102,8 @@ class MetricFamily(ABC):
     # the family's parameters, taken by the variants in ``parametric`` (None: by every variant).
     parameters: ClassVar[dict[str, Parameter]] = {}
     parametric: ClassVar[tuple[str, ...] | None] = None
+    # A variant's own defaults where they are not the family's (chrF++'s word_order 2, chrF's 0).
+    variant_defaults: ClassVar[Mapping[str, Mapping[str, str]]] = {}
     # Whether the family takes the experiment's target ``language`` (registry.create passes it when
     # not English): its resources (stemmer, word lists) depend on the language (issue 36).
     by_language: ClassVar[bool] = False
@@ -113,15 +115,26 @@ class MetricFamily(ABC):
     @classmethod
     def parameters_of(cls, variant: str) -> dict[str, Parameter]:
         """The parameters a (plain) variant takes; none when it takes none."""
-        taken = cls.parametric is None or variant in cls.parametric
-        return dict(cls.parameters) if taken else {}
+        if cls.parametric is not None and variant not in cls.parametric:
+            return {}
+        own = cls.variant_defaults.get(variant, {})
+        return {k: replace(p, default=own[k]) if k in own else p for k, p in cls.parameters.items()}
 
     @classmethod
     def settings(cls, variant: str) -> tuple[str, dict[str, str]]:
         """``(plain variant, every parameter's value)`` of a canonical (parametric) variant name,
-        defaults filled in: ``chrF(beta=3)`` -> ``("chrF", {"beta": "3", ...})``."""
+        defaults filled in (the variant's own): ``chrF(beta=3)`` -> ``("chrF", {"beta": "3", ...})``."""
         base, values = settings(variant, cls.parameters)
-        return base, (values if cls.parameters_of(base) else {})
+        taken = cls.parameters_of(base)
+        if taken and taken != cls.parameters:
+            base, values = settings(variant, taken)
+        return base, (values if taken else {})
+
+    @classmethod
+    def canonical_name(cls, base: str, pairs: tuple[tuple[str, str], ...]) -> str:
+        """The one name of the plain variant ``base`` with the parameters ``pairs`` (the registry's
+        :func:`~mteval.metrics.registry.canonical`); a family may name another of its variants."""
+        return canonical(base, pairs, cls.parameters_of(base))
 
     def __init__(self, case_sensitive: bool = True, **options: Any) -> None:
         self.case_sensitive = case_sensitive

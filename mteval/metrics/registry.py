@@ -243,7 +243,7 @@ def _parametric(name: str) -> str | None:
     if base not in variants:
         return _parametric(name) if _load_on_miss() else None
     cls = _family_class(variants[base])
-    return parameters.canonical(base, parsed[1], cls.parameters_of(base))
+    return cls.canonical_name(base, parsed[1])
 
 
 def family_of(name: str) -> str:
