@@ -91,6 +91,7 @@ def test_mteval_metrics_lists_the_parameters() -> None:
     assert any(line.split()[:4] == ["beta", "int", "1..", "default"] for line in long)
     named = run("mteval", "metrics", "chrF(beta=3)", "sacreBLEU(order=2,tok=intl)")
     assert named.stdout.splitlines() == [
-        "chrF(beta=3): variant chrF with beta=3 eps_smoothing=no whitespace=no (family chrF)",
+        "chrF(beta=3): variant chrF with char_order=6 word_order=0 beta=3 eps_smoothing=no whitespace=no "
+        "(family chrF)",
         "sacreBLEU(order=2,tok=intl): variant sacreBLEU with tok=intl smooth=exp smooth_value=nan order=2 eff=no "
         "lc=no (canonical name sacreBLEU(tok=intl,order=2)) (family sacreBLEU)"]

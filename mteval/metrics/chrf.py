@@ -12,16 +12,23 @@ only where both sides have n-grams of that order; scores on the 0-100 scale; mul
 per segment, the statistics of the reference with the best segment score (first one on ties, the
 references taken in name order) are the segment's statistics, and documents and the system sum them.
 
-sacreBLEU's other options are parameters of the names (:mod:`mteval.metrics.parameters`): ``beta``
-(``chrF(beta=3)`` is sacreBLEU's chrF3), ``eps_smoothing`` (``CHRF(eps_smoothing=True)``: the mean of
-every order's F, chrF++.py's smoothing, :func:`eps_f_scores`) and ``whitespace`` (character n-grams
-over the text as it is); the best reference of a segment is chosen under the variant's own settings.
+sacreBLEU's other options are parameters of the names (:mod:`mteval.metrics.parameters`):
+``char_order`` and ``word_order`` (``CHRF(char_order=4, word_order=1)``; any orders >= 0, not both
+0), ``beta`` (``chrF(beta=3)`` is sacreBLEU's chrF3), ``eps_smoothing`` (``CHRF(eps_smoothing=True)``:
+the mean of every order's F, chrF++.py's smoothing, :func:`eps_f_scores`) and ``whitespace``
+(character n-grams over the text as it is); sacreBLEU's ``lowercase`` is the experiment's ``case:
+ci``. The best reference of a segment is chosen under the variant's own settings. The word order
+names the variant, so that a computation has one name: ``chrF`` has none (its default 0),
+``chrF++`` some (its default 2): ``chrF(word_order=2)`` is ``chrF++``, ``chrF(word_order=1)`` is
+``chrF++(word_order=1)`` and ``chrF++(word_order=0)`` is ``chrF`` (:meth:`ChrF.canonical_name`).
 
-Per-segment statistics are ``[hyp, ref, match]`` per order. They are computed per (hypothesis,
-reference) pair, a chunk of aligned segments at a time (``CHUNK``, ``CHUNK_CHARS``), with exact
-integer n-gram codes local to the chunk (:func:`_sorted_matches`: one sort of every position's 6-gram;
-:func:`_matches`, prefix ids order by order, where the alphabet is too large for 63-bit codes; no
-string n-grams, no hashing), so
+Per-segment statistics are ``[hyp, ref, match]`` per order: characters 1..char_order, then words
+1..word_order. They are computed per (hypothesis, reference) pair, a chunk of aligned segments at a
+time (``CHUNK``, ``CHUNK_CHARS``), for the most orders any variant asked needs (the plain chrF and
+chrF++: characters 1..6 and words 1..2 in one pass), with exact integer n-gram codes local to the
+chunk (:func:`_sorted_matches`: one sort of every position's longest n-gram; :func:`_matches`, prefix
+ids order by order, where the alphabet and the order are too large for 63-bit codes, e.g. most
+chunks from 8 character orders on; no string n-grams, no hashing), so
 memory is bounded by one chunk whatever the corpus (20,000 segments x 3 systems: 118 MB peak, was
 2.3 GB with n-gram ids and per-string rows shared by every text seen) and nothing is kept between
 pairs: ``prepare`` only orders the references. :func:`ngram_counters` is the definition the tests
@@ -37,17 +44,17 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from mteval.errors import InputError
+from mteval.errors import ConfigError, InputError, quote
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import MetricInfo, ScoreSet, Side, StatsFamily, scores_from_stats_matrix
-from mteval.metrics.parameters import Parameter
+from mteval.metrics.parameters import Parameter, canonical, split
 from mteval.metrics.registry import register
 
 CHAR_ORDER = 6
 WORD_ORDER = 2
 BETA = 2
 _PUNCTS = frozenset('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~')
-_ORDERS = {"chrF": CHAR_ORDER, "chrF++": CHAR_ORDER + WORD_ORDER}
+_PLAIN = ("chrF", "chrF++")
 
 
 def split_punctuation(text: str) -> list[str]:
@@ -63,15 +70,17 @@ def split_punctuation(text: str) -> list[str]:
     return tokens
 
 
-def ngram_counters(text: str, whitespace: bool = False) -> list[Counter]:
-    """Counters of character 1..6-grams (whitespace removed unless ``whitespace``) and word 1..2-grams
-    of one segment (sacreBLEU's extraction, string by string: the reference definition of :func:`pair_stats`)."""
+def ngram_counters(text: str, whitespace: bool = False, char_order: int = CHAR_ORDER,
+                   word_order: int = WORD_ORDER) -> list[Counter]:
+    """Counters of character 1..``char_order``-grams (whitespace removed unless ``whitespace``) and
+    word 1..``word_order``-grams of one segment (sacreBLEU's extraction, string by string: the
+    reference definition of :func:`pair_stats`)."""
     line = text if whitespace else "".join(text.split())
     counters = [Counter([line[i:i + n] for i in range(len(line) - n + 1)])
-                for n in range(1, CHAR_ORDER + 1)]
+                for n in range(1, char_order + 1)]
     words = split_punctuation(text)
     counters += [Counter([" ".join(words[i:i + n]) for i in range(len(words) - n + 1)])
-                 for n in range(1, WORD_ORDER + 1)]
+                 for n in range(1, word_order + 1)]
     return counters
 
 
@@ -206,21 +215,21 @@ def _totals(lengths: np.ndarray, max_order: int) -> np.ndarray:
     return np.maximum(lengths[:, None] - np.arange(max_order)[None, :], 0)
 
 
-def _chunk_stats(hyps: Sequence[str], refs: Sequence[str], words: bool = True,
-                 whitespace: bool = False) -> np.ndarray:
-    """``[hyp, ref, match]`` per order (characters 1..6, then words 1..2 unless not ``words``) of
-    aligned segments."""
-    chars, ref_lengths, hyp_lengths = _char_symbols(refs, hyps, whitespace)
-    hyp_totals, ref_totals = [_totals(hyp_lengths, CHAR_ORDER)], [_totals(ref_lengths, CHAR_ORDER)]
-    match = [_count_matches(chars, len(hyps), CHAR_ORDER)]
-    if words:
-        tokens, ref_lengths, hyp_lengths = _word_symbols(refs, hyps)
-        hyp_totals.append(_totals(hyp_lengths, WORD_ORDER))
-        ref_totals.append(_totals(ref_lengths, WORD_ORDER))
-        match.append(_count_matches(tokens, len(hyps), WORD_ORDER))
-    hyp_total, ref_total = np.concatenate(hyp_totals, axis=1), np.concatenate(ref_totals, axis=1)
+def _chunk_stats(hyps: Sequence[str], refs: Sequence[str], char_order: int = CHAR_ORDER,
+                 word_order: int = WORD_ORDER, whitespace: bool = False) -> np.ndarray:
+    """``[hyp, ref, match]`` per order (characters 1..``char_order``, then words 1..``word_order``)
+    of aligned segments."""
+    parts = []  # (order, symbols, reference lengths, hypothesis lengths)
+    if char_order:
+        parts.append((char_order, *_char_symbols(refs, hyps, whitespace)))
+    if word_order:
+        parts.append((word_order, *_word_symbols(refs, hyps)))
+    none = [np.zeros((len(hyps), 0), dtype=np.int64)]  # no order of either kind: no columns
+    hyp_total = np.concatenate(none + [_totals(h, k) for k, _, _, h in parts], axis=1)
+    ref_total = np.concatenate(none + [_totals(r, k) for k, _, r, _ in parts], axis=1)
+    match = np.concatenate(none + [_count_matches(sym, len(hyps), k) for k, sym, _, _ in parts], axis=1)
     hyp_counts = np.where(ref_total > 0, hyp_total, 0)
-    return np.stack([hyp_counts, ref_total, np.concatenate(match, axis=1)], axis=2).reshape(len(hyps), -1)
+    return np.stack([hyp_counts, ref_total, match], axis=2).reshape(len(hyps), -1)
 
 
 def _count_matches(sym: _Symbols, n_segments: int, max_order: int) -> np.ndarray:
@@ -243,18 +252,17 @@ def _chunks(hyps: Sequence[str], refs: Sequence[str]) -> Iterator[slice]:
         yield slice(start, len(hyps))
 
 
-def pair_stats(hyps: Sequence[str], refs: Sequence[str], lowercase: bool = False, words: bool = True,
-               whitespace: bool = False) -> np.ndarray:
-    """chrF++ statistics of each segment against one reference, a chunk of segments at a time
-    (chrF's only, the first ``3 * CHAR_ORDER`` columns, unless ``words``; character n-grams over
-    whitespace too with ``whitespace``)."""
-    n_all = CHAR_ORDER + (WORD_ORDER if words else 0)
-    out = np.zeros((len(hyps), 3 * n_all), dtype=np.int64)
+def pair_stats(hyps: Sequence[str], refs: Sequence[str], lowercase: bool = False, char_order: int = CHAR_ORDER,
+               word_order: int = WORD_ORDER, whitespace: bool = False) -> np.ndarray:
+    """Statistics of each segment against one reference, a chunk of segments at a time: ``3 *
+    char_order`` columns of character n-grams (over whitespace too with ``whitespace``), then ``3 *
+    word_order`` of word n-grams (chrF++'s by default; ``word_order=0``: chrF's)."""
+    out = np.zeros((len(hyps), 3 * (char_order + word_order)), dtype=np.int64)
     for part in _chunks(hyps, refs):
         h, r = hyps[part], refs[part]
         if lowercase:
             h, r = [t.lower() for t in h], [t.lower() for t in r]
-        out[part] = _chunk_stats(h, r, words, whitespace)
+        out[part] = _chunk_stats(h, r, char_order, word_order, whitespace)
     return out
 
 
@@ -304,12 +312,29 @@ def eps_f_scores(stats: np.ndarray, n_orders: int, beta: int = BETA) -> np.ndarr
 
 @dataclass(frozen=True)
 class Settings:
-    """What a chrF variant computes: its orders (chrF 6, chrF++ 8), beta, smoothing and whitespace."""
+    """What a chrF variant computes: its character and word orders (chrF 6 and 0, chrF++ 6 and 2),
+    beta, smoothing and whitespace."""
 
-    orders: int
+    char_order: int = CHAR_ORDER
+    word_order: int = 0
     beta: int = BETA
     eps_smoothing: bool = False
     whitespace: bool = False
+
+    @property
+    def orders(self) -> int:
+        """Orders in a statistics row (``[hyp, ref, match]`` each): characters', then words'."""
+        return self.char_order + self.word_order
+
+    def columns(self, stats: np.ndarray, char_order: int) -> np.ndarray:
+        """This variant's columns of statistics computed for ``char_order`` character orders and at
+        least this variant's word orders (:func:`pair_stats`): a view where they are leading columns."""
+        if self.word_order == 0:
+            return stats[:, :3 * self.char_order]
+        if self.char_order == char_order:
+            return stats[:, :3 * (char_order + self.word_order)]
+        words = stats[:, 3 * char_order:3 * (char_order + self.word_order)]
+        return np.concatenate([stats[:, :3 * self.char_order], words], axis=1)
 
     def f_scores(self, stats: np.ndarray) -> np.ndarray:
         """The score of each row of this variant's statistics."""
@@ -319,27 +344,50 @@ class Settings:
 
 
 _YES_NO = ("yes", "no")
+_ORDER_KEYS = ("char_order", "word_order")
 
 
 @register
 class ChrF(StatsFamily):
     """chrF (character 6-grams, beta 2) and chrF++ (plus word 1-2-grams), sacreBLEU 2.6.0 defaults;
-    sacreBLEU's other options as parameters: ``chrF(beta=3)`` is its chrF3."""
+    sacreBLEU's other options as parameters: ``chrF(beta=3)`` is its chrF3, ``chrF(char_order=4)``
+    its ``CHRF(char_order=4)``. The word order names the variant: 0 is ``chrF``, any other
+    ``chrF++`` (:meth:`canonical_name`)."""
 
     family = "chrF"
     variants = ("chrF", "chrF++")
     version = "2"  # 2: sacreBLEU's float operations, so its choice of the best of several references
     parameters: ClassVar[dict[str, Parameter]] = {
+        "char_order": Parameter("char_order", str(CHAR_ORDER), kind="int", low=0,
+                                help="character n-gram orders (sacreBLEU --chrf-char-order)"),
+        "word_order": Parameter("word_order", "0", kind="int", low=0,
+                                help="word n-gram orders (--chrf-word-order; 1 or more: chrF++)"),
         "beta": Parameter("beta", str(BETA), kind="int", low=1, help="recall's weight (sacreBLEU --chrf-beta)"),
         "eps_smoothing": Parameter("eps_smoothing", "no", choices=_YES_NO,
                                    help="chrF++.py's epsilon smoothing (--chrf-eps-smoothing)"),
         "whitespace": Parameter("whitespace", "no", choices=_YES_NO,
                                 help="whitespace in character n-grams (--chrf-whitespace)"),
     }
+    variant_defaults = {"chrF++": {"word_order": str(WORD_ORDER)}}
 
     def __init__(self, case_sensitive: bool = True, **options: Any) -> None:
         super().__init__(case_sensitive=case_sensitive, **options)
         self.lowercase = not case_sensitive
+
+    @classmethod
+    def canonical_name(cls, base: str, pairs: tuple[tuple[str, str], ...]) -> str:
+        """One name per computation: the word order picks the variant, ``chrF`` for 0 and ``chrF++``
+        for any other (``chrF(word_order=2)`` is ``chrF++``, ``chrF(word_order=1)`` is
+        ``chrF++(word_order=1)``, ``chrF++(word_order=0)`` is ``chrF``); no orders at all is refused."""
+        spelled = super().canonical_name(base, pairs)
+        settings = cls.settings_of(spelled)
+        if settings.orders == 0:
+            written = f"{base}({','.join(f'{k}={v}' for k, v in pairs)})"
+            raise ConfigError(f"metric {quote(written)}: char_order=0 with word_order=0 leaves no n-grams "
+                              "(sacreBLEU scores 0, or divides by zero); word n-grams alone: chrF++(char_order=0)")
+        own = "chrF++" if settings.word_order else "chrF"
+        parsed = split(spelled)
+        return spelled if own == base else canonical(own, parsed[1] if parsed else (), cls.parameters_of(own))
 
     def info(self, variant: str) -> MetricInfo:
         """Similarity on sacreBLEU's 0-100 scale."""
@@ -347,21 +395,28 @@ class ChrF(StatsFamily):
                           upper_bound=100.0, description="character n-gram F-score (sacreBLEU scale 0-100)")
 
     def segmented_scripts(self, variant: str) -> frozenset[str] | None:
-        """chrF reads characters only (any script); chrF++'s word 1-2-grams are sacreBLEU's, between spaces."""
-        return None if self.settings(variant)[0] == "chrF" else frozenset()
+        """chrF reads characters only (any script); chrF++'s word n-grams are sacreBLEU's, between spaces."""
+        return None if self.settings_of(variant).word_order == 0 else frozenset()
 
     def signature(self, variant: str) -> str:
-        """The common signature; a parametric name's adds every parameter's value."""
+        """The common signature; a parametric name's adds beta, eps_smoothing and whitespace, then
+        the orders where they are not the plain variant's (so that the names without orders keep
+        their signatures)."""
         base, values = self.settings(variant)
-        extra = "".join(f"|{k}:{v}" for k, v in values.items()) if base != variant else ""
+        if base == variant:
+            return super().signature(variant)
+        extra = "".join(f"|{k}:{v}" for k, v in values.items() if k not in _ORDER_KEYS)
+        defaults = self.settings(base)[1]
+        if any(values[k] != defaults[k] for k in _ORDER_KEYS):
+            extra += "".join(f"|{k}:{values[k]}" for k in _ORDER_KEYS)
         return super().signature(variant) + extra
 
     @classmethod
     def settings_of(cls, variant: str) -> Settings:
-        """The :class:`Settings` of a canonical variant name."""
-        base, values = cls.settings(variant)
-        return Settings(_ORDERS[base], int(values["beta"]), values["eps_smoothing"] == "yes",
-                        values["whitespace"] == "yes")
+        """The :class:`Settings` of a variant name (any spelling: the orders are read, not the base)."""
+        values = cls.settings(variant)[1]
+        return Settings(int(values["char_order"]), int(values["word_order"]), int(values["beta"]),
+                        values["eps_smoothing"] == "yes", values["whitespace"] == "yes")
 
     def prepare(self, references: Sequence[Side]) -> list[Sequence[str]]:
         """The references' segments, in name order (sacreBLEU's tie rule); n-grams are counted per pair."""
@@ -370,14 +425,16 @@ class ChrF(StatsFamily):
         return [r.texts for r in sorted(references, key=lambda r: r.name)]
 
     def segment_stats(self, hypothesis: Side, prepared: list[Sequence[str]]) -> np.ndarray:
-        """Columns: chrF stats (18), then chrF++ stats (24), each from its own best reference."""
-        best = self._best_stats(hypothesis, prepared, tuple(_ORDERS))
-        return np.concatenate([best[v] for v in _ORDERS], axis=1)
+        """Columns: chrF stats (18), then chrF++ stats (24), each from its own best reference (the
+        plain variants' only: a parametric name's statistics are its score file's)."""
+        best = self._best_stats(hypothesis, prepared, _PLAIN)
+        return np.concatenate([best[v] for v in _PLAIN], axis=1)
 
     def score(self, hypothesis: Side, prepared: list[Sequence[str]], documents: DocumentIndex,
               variants: Sequence[str]) -> dict[str, ScoreSet]:
         """Every variant from its own best reference's statistics (one pass over the references per
-        whitespace setting; word n-grams counted only when a chrF++ variant is asked)."""
+        whitespace setting, for the most character and word orders asked; word n-grams counted only
+        when a variant has some)."""
         groups: dict[bool, list[str]] = {}
         for variant in variants:
             groups.setdefault(self.settings_of(variant).whitespace, []).append(variant)
@@ -390,18 +447,19 @@ class ChrF(StatsFamily):
     def _best_stats(self, hypothesis: Side, prepared: list[Sequence[str]],
                     variants: tuple[str, ...]) -> dict[str, np.ndarray]:
         """Each variant's statistics from the reference with its best segment score (under its own
-        beta and smoothing); ``variants`` share one whitespace setting."""
+        orders, beta and smoothing); ``variants`` share one whitespace setting."""
         n = len(hypothesis.texts)
         settings = {v: self.settings_of(v) for v in variants}
-        words = any(s.orders > CHAR_ORDER for s in settings.values())
+        chars = max(s.char_order for s in settings.values())
+        words = max(s.word_order for s in settings.values())
         whitespace = next(iter(settings.values())).whitespace
         best = {v: (np.full(n, -1.0), np.zeros((n, 3 * s.orders))) for v, s in settings.items()}
         for ref in prepared:
             if len(ref) != n:
                 raise InputError(f"{hypothesis.name}: {n} segments but the reference has {len(ref)}")
-            stats = pair_stats(hypothesis.texts, ref, self.lowercase, words=words, whitespace=whitespace)
+            stats = pair_stats(hypothesis.texts, ref, self.lowercase, chars, words, whitespace)
             for variant, own in settings.items():
-                sub = stats[:, :3 * own.orders]
+                sub = own.columns(stats, chars)
                 score = own.f_scores(sub)
                 best_score, best_stats = best[variant]
                 better = score > best_score
@@ -412,10 +470,10 @@ class ChrF(StatsFamily):
     def stored_stats(self, stats: np.ndarray, variant: str) -> np.ndarray:
         """A variant's own block: of :meth:`segment_stats` (chrF: the first 18 columns, chrF++: the
         other 24), or the block itself."""
-        orders = self.settings_of(variant).orders
-        if stats.shape[1] == 3 * orders:
+        settings = self.settings_of(variant)
+        if stats.shape[1] == 3 * settings.orders:
             return stats
-        return stats[:, :3 * CHAR_ORDER] if orders == CHAR_ORDER else stats[:, 3 * CHAR_ORDER:]
+        return stats[:, :3 * CHAR_ORDER] if settings.word_order == 0 else stats[:, 3 * CHAR_ORDER:]
 
     def scores_from_stats(self, stats: np.ndarray, variant: str) -> np.ndarray:
         """chrF or chrF++ of each statistics row: rows of :meth:`segment_stats`, or of the
