@@ -32,7 +32,7 @@ from mteval.errors import ConfigError
 from mteval.io.corpus import DocumentIndex
 from mteval.metrics import registry
 from mteval.metrics.base import ScoreSet, Side
-from mteval.metrics.chrf import ChrF, _char_symbols, _matches, _sorted_matches, _word_symbols
+from mteval.metrics.chrf import ChrF, _char_symbols, _count_matches, _matches, _sorted_matches, _word_symbols
 
 sacrebleu = pytest.importorskip("sacrebleu", reason="sacreBLEU is not installed: the side-by-side checks need it")
 from sacrebleu.metrics import CHRF  # noqa: E402
@@ -192,6 +192,22 @@ def test_one_sort_matches_equal_the_prefix_ids_at_any_order(rows: list[tuple[str
     for symbols in (_char_symbols, _word_symbols):
         sym = symbols(refs, hyps)[0]
         assert np.array_equal(_sorted_matches(sym, len(rows), order), _matches(sym, len(rows), order))
+
+
+def test_codes_past_63_bits_are_sorted_a_group_of_segments_at_a_time() -> None:
+    """300 segments over 120 characters: 8-gram codes of the whole chunk would not fit in 63 bits,
+    those of ~100 segments do (three sorts); 10-grams of one segment do not (the prefix ids)."""
+    rng = np.random.default_rng(7)
+    alphabet = np.array([chr(0x400 + k) for k in range(120)])
+    hyps = ["".join(rng.choice(alphabet, int(rng.integers(0, 40)))) for _ in range(300)]
+    refs = [h[:len(h) // 2] + "".join(rng.choice(alphabet, 8)) for h in hyps]
+    sym = _char_symbols(refs, hyps)[0]
+    assert sym.size == 120 and _sorted_matches(sym, 300, 8) is None
+    assert np.array_equal(_count_matches(sym, 300, 8), _matches(sym, 300, 8))
+    assert np.array_equal(_count_matches(sym, 300, 10), _matches(sym, 300, 10))
+    name = name_of(8, 0)
+    scores = ours([name], hyps, [refs])[name]
+    assert scores.system == CHRF(char_order=8).corpus_score(hyps, [refs]).score
 
 
 def test_high_orders_take_the_prefix_id_path_and_equal_sacrebleu() -> None:

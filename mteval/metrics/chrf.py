@@ -233,9 +233,30 @@ def _chunk_stats(hyps: Sequence[str], refs: Sequence[str], char_order: int = CHA
 
 
 def _count_matches(sym: _Symbols, n_segments: int, max_order: int) -> np.ndarray:
-    """:func:`_sorted_matches`, or :func:`_matches` where its codes would not fit."""
+    """:func:`_sorted_matches`; where its codes would not fit, the same a group of segments at a time
+    (groups of ``_MIN_GROUP`` segments or more, e.g. 8 character orders), else :func:`_matches`."""
     found = _sorted_matches(sym, n_segments, max_order)
-    return _matches(sym, n_segments, max_order) if found is None else found
+    if found is not None:
+        return found
+    group = ((1 << 63) - 1) // (2 * (sym.size + 1) ** max_order)  # segments whose codes fit in 63 bits
+    if group < _MIN_GROUP:
+        return _matches(sym, n_segments, max_order)
+    parts = [_sorted_matches(_segment_range(sym, n_segments, start, min(start + group, n_segments)),
+                             min(group, n_segments - start), max_order) for start in range(0, n_segments, group)]
+    return np.concatenate([p for p in parts if p is not None], axis=0)
+
+
+_MIN_GROUP = 16  # fewer segments a sort: the prefix ids of :func:`_matches` (fewer passes over the chunk)
+
+
+def _segment_range(sym: _Symbols, n_segments: int, start: int, stop: int) -> _Symbols:
+    """The symbols of the aligned segments ``start..stop-1`` alone, numbered from 0 (as :meth:`_Symbols.of`
+    makes them); ``sym.runs`` is sorted, each side's segments in order."""
+    ref = slice(*np.searchsorted(sym.runs, [start, stop]))
+    hyp = slice(*np.searchsorted(sym.runs, [n_segments + start, n_segments + stop]))
+    ref_lengths = np.bincount(sym.runs[ref] - start, minlength=stop - start)
+    hyp_lengths = np.bincount(sym.runs[hyp] - (n_segments + start), minlength=stop - start)
+    return _Symbols.of(np.concatenate([sym.ids[ref], sym.ids[hyp]]), ref_lengths, hyp_lengths, sym.size)
 
 
 def _chunks(hyps: Sequence[str], refs: Sequence[str]) -> Iterator[slice]:
