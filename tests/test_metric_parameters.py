@@ -51,3 +51,16 @@ def test_settings_fill_defaults() -> None:
 def test_a_metric_without_parameters_refuses_them() -> None:
     with pytest.raises(ConfigError, match="takes no parameters"):
         parameters.canonical("BLEU-4", (("order", "5"),), {})
+
+
+def test_a_variants_own_default_and_the_family_choosing_the_name() -> None:
+    """chrF++'s word_order defaults to 2, chrF's to 0 (MetricFamily.variant_defaults); the family
+    names the variant of a computation two spellings share (MetricFamily.canonical_name)."""
+    from mteval.metrics import registry
+
+    chrf = registry.families()["chrF"]
+    assert chrf.settings("chrF++(beta=3)")[1]["word_order"] == "2"
+    assert chrf.settings("chrF(beta=3)")[1]["word_order"] == "0"
+    assert registry.canonical("chrF++(word_order=2,beta=3)") == "chrF++(beta=3)"
+    assert registry.canonical("chrF(word_order=2,beta=3)") == "chrF++(beta=3)"
+    assert registry.canonical("sacreBLEU(order=4)") == "sacreBLEU"  # a family without either: as before

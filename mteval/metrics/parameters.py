@@ -11,8 +11,12 @@ The rule (chosen so that one metric has exactly one name, hence one cache file):
   variants take them (``MetricFamily.parametric``, all of them by default);
 - ``VARIANT(k=v,...)`` is *canonical* with the keys in the family's declared order, every value in
   its normal spelling (``yes``/``no``, numbers as the family prints them) and the values equal to
-  the default left out; ``VARIANT()`` or only defaults is ``VARIANT`` itself. The registry's
-  :func:`~mteval.metrics.registry.canonical` maps every spelling to that name;
+  the default left out (the variant's own default where it has one: ``MetricFamily.variant_defaults``,
+  chrF++'s ``word_order`` 2, chrF's 0); ``VARIANT()`` or only defaults is ``VARIANT`` itself. The
+  registry's :func:`~mteval.metrics.registry.canonical` maps every spelling to that name;
+- where two variants of a family can spell one computation, the family names one of them
+  (``MetricFamily.canonical_name``): ``chrF(word_order=2)`` is ``chrF++``, ``chrF++(word_order=0)``
+  is ``chrF``;
 - an unknown key or a value out of range is a one-line :class:`~mteval.errors.ConfigError`
   naming the allowed keys or values.
 
