@@ -26,9 +26,10 @@ Per-segment statistics are ``[hyp, ref, match]`` per order: characters 1..char_o
 1..word_order. They are computed per (hypothesis, reference) pair, a chunk of aligned segments at a
 time (``CHUNK``, ``CHUNK_CHARS``), for the most orders any variant asked needs (the plain chrF and
 chrF++: characters 1..6 and words 1..2 in one pass), with exact integer n-gram codes local to the
-chunk (:func:`_sorted_matches`: one sort of every position's longest n-gram; :func:`_matches`, prefix
-ids order by order, where the alphabet and the order are too large for 63-bit codes, e.g. most
-chunks from 8 character orders on; no string n-grams, no hashing), so
+chunk (:func:`_sorted_matches`: one sort of every position's longest n-gram, a group of segments at
+a time where the chunk's codes would pass 63 bits; :func:`_matches`, prefix ids order by order, where
+a group of 16 segments would too: a large alphabet, or 9 character orders and more on ordinary
+text; no string n-grams, no hashing), so
 memory is bounded by one chunk whatever the corpus (20,000 segments x 3 systems: 118 MB peak, was
 2.3 GB with n-gram ids and per-string rows shared by every text seen) and nothing is kept between
 pairs: ``prepare`` only orders the references. :func:`ngram_counters` is the definition the tests
