@@ -60,6 +60,19 @@ def ende_config(tmp: Path, **overrides: Any) -> Path:
     return path
 
 
+def ruen_experiment(tmp: Path, name: str, systems: Sequence[str], metrics: Sequence[str]) -> Path:
+    """The bundled ru-en sample's ``systems`` against references A and B, ``metrics`` computed by
+    ``iqsetup -q``: the experiment file (cache inside ``tmp``)."""
+    config = {"name": name, "cache": str(tmp / "cache"),
+              "references": {r: str(RUEN / "refs" / f"{r}.en") for r in ("A", "B")},
+              "systems": {s: str(RUEN / "sys" / f"{s}.en") for s in systems}, "metrics": list(metrics)}
+    path = tmp / "experiment.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    done = run("iqsetup", "-q", str(path))
+    assert done.returncode == 0, done.stderr
+    return path
+
+
 def setup_with_system(tmp: Path, segments: list[str], metric: str
                       ) -> tuple[Path, Path, subprocess.CompletedProcess[str]]:
     """``iqsetup -q`` of the bundled en-de sample's UEdin beside a system ``T`` of ``segments``

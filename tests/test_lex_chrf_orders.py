@@ -18,13 +18,13 @@ import io
 import itertools
 import json
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 from conftest import SHARED, needs_shared
-from helpers import ENDE, RUEN, run
+from helpers import ENDE, ROOT, RUEN, ruen_experiment, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -37,8 +37,10 @@ from mteval.metrics.chrf import ChrF, _char_symbols, _count_matches, _matches, _
 sacrebleu = pytest.importorskip("sacrebleu", reason="sacreBLEU is not installed: the side-by-side checks need it")
 from sacrebleu.metrics import CHRF  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "tools"))
+from chrf_orders_grid import Config, sacrebleu_scores  # noqa: E402  (the grid tool's side of the comparison)
+
 # (char_order, word_order, beta, whitespace, eps_smoothing, lowercase)
-Config = tuple[int, int, int, bool, bool, bool]
 ORDERS = [(c, w) for c in range(9) for w in range(4) if c + w]
 SETTINGS = list(itertools.product((1, 2, 3), (False, True), (False, True), (False, True)))
 
@@ -104,18 +106,6 @@ def test_signatures_name_the_orders_only_where_they_are_not_the_variants() -> No
 
 
 # ---- 2. equal to sacreBLEU ----
-
-def sacrebleu_scores(config: Config, hyps: list[str], refs: list[list[str]], docs: DocumentIndex) -> np.ndarray:
-    """System, documents (in ``docs`` order), segments: corpus_score, corpus_score of each
-    document's lines, sentence_score."""
-    c, w, beta, space, eps, lc = config
-    metric = CHRF(char_order=c, word_order=w, beta=beta, whitespace=space, eps_smoothing=eps, lowercase=lc)
-    out = [metric.corpus_score(hyps, refs).score]
-    for doc in docs.documents:
-        rows = docs.rows(doc)
-        out.append(metric.corpus_score([hyps[i] for i in rows], [[r[i] for i in rows] for r in refs]).score)
-    return np.array(out + [metric.sentence_score(h, [r[i] for r in refs]).score for i, h in enumerate(hyps)])
-
 
 def check_grid(grid: list[Config], hyps: list[str], refs: list[list[str]], docs: DocumentIndex) -> int:
     """Every config's scores equal sacreBLEU's (floats compared with ==); the number of values."""
@@ -269,15 +259,7 @@ KWARGS = {"chrF(char_order=4)": {"char_order": 4},
 
 @pytest.fixture(scope="module")
 def experiment(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    tmp = tmp_path_factory.mktemp("chrf-orders")
-    config = {"name": "chrf-orders", "cache": str(tmp / "cache"),
-              "references": {r: str(RUEN / "refs" / f"{r}.en") for r in ("A", "B")},
-              "systems": {s: str(RUEN / "sys" / f"{s}.en") for s in SYSTEMS}, "metrics": METRICS}
-    path = tmp / "experiment.yaml"
-    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-    done = run("iqsetup", "-q", str(path))
-    assert done.returncode == 0, done.stderr
-    return path
+    return ruen_experiment(tmp_path_factory.mktemp("chrf-orders"), "chrf-orders", SYSTEMS, METRICS)
 
 
 def test_iqeval_subset_is_sacrebleus_score_of_those_lines(experiment: Path) -> None:

@@ -16,8 +16,7 @@ import json
 from pathlib import Path
 
 import pytest
-import yaml
-from helpers import ROOT, RUEN, run
+from helpers import ROOT, RUEN, ruen_experiment, run
 
 METRICS = ["sacreBLEU(tok=intl)", "chrF(beta=3)", "TER(normalized=yes)"]
 SYSTEMS = ("AFRL", "Online-B")
@@ -27,15 +26,7 @@ EXPECTED = json.loads((ROOT / "tests" / "data" / "sacrebleu_parity" / "cases.jso
 
 @pytest.fixture(scope="module")
 def experiment(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    tmp = tmp_path_factory.mktemp("sacrebleu-e2e")
-    config = {"name": "sacrebleu-options", "cache": str(tmp / "cache"),
-              "references": {r: str(RUEN / "refs" / f"{r}.en") for r in ("A", "B")},
-              "systems": {s: str(RUEN / "sys" / f"{s}.en") for s in SYSTEMS}, "metrics": METRICS}
-    path = tmp / "experiment.yaml"
-    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-    done = run("iqsetup", "-q", str(path))
-    assert done.returncode == 0, done.stderr
-    return path
+    return ruen_experiment(tmp_path_factory.mktemp("sacrebleu-e2e"), "sacrebleu-options", SYSTEMS, METRICS)
 
 
 def records(*args: str) -> list[dict[str, str]]:
