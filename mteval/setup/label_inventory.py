@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # the backends are imported only when a per-label variant is 
     from mteval.annotate.backends.common import Labels
 
 # a per-label variant: the measure's prefix and its label, and which of Labels' sets the label is from
-_VARIANT = re.compile(r"^(SP-Op|CP-Op|DP-Or|NE-Oe|NE-Me)\((.+)\)$")
+_VARIANT = re.compile(rf"^({'|'.join(map(re.escape, KINDS))})\((.+)\)$")
 ORDER = ("xpos", "relations", "entities")
 ALWAYS = {"*", "**", "O"}  # the aggregations, and NE-Oe(O): words outside entities
 SHOWN = 6  # variants named before "and N more"
