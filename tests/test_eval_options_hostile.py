@@ -256,7 +256,8 @@ def test_significance_table_shows_p_values(experiment: Path) -> None:
     header = next(line for line in lines if line.startswith("A>B"))
     for column in ("difference", "p perm-both", "p bootstrap", "p williams", "95% CI (bootstrap)"):
         assert column in header
-    rows = {line.split()[0]: line.split() for line in lines[lines.index(header) + 2:] if line.strip()}
+    pairs = lines[lines.index(header) + 2:]
+    rows = {line.split()[0]: line.split() for line in pairs[:pairs.index('')]}
     assert set(rows) == {"BLEU>chrF", "chrF>BLEU"}
     for r in tsv(records.stdout):
         if r["test"] in ("perm-both", "bootstrap", "williams"):

@@ -119,7 +119,8 @@ def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
                              "or both (default: bs intervals, ar p-values)")
     parser.add_argument("--trials", type=int, default=compare.AR_TRIALS,
                         help=f"-compare: approximate randomisation trials ({compare.AR_TRIALS}; at most 1,000,000)")
-    parser.add_argument("--alpha", type=float, default=0.05, help="-compare: significance level (0.05)")
+    parser.add_argument("--alpha", type=float, default=0.05,
+                        help="significance level of -compare and of -assessments --significance's metric ranks (0.05)")
     parser.add_argument("--correction", default="holm", choices=compare.CORRECTIONS,
                         help="-compare: multiple-comparison correction of the p-values (holm)")
     parser.add_argument("--ties", default="sacrebleu", choices=tuple(compare.TIES),

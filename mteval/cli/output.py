@@ -13,7 +13,8 @@ score matrix (QUEEN a column next to the metrics, Tables 2, 3 and 12) or the ran
 records with one (``KING``, ``JACK``, ``optimizeKING``, see ``mteval.evaluate.qarla``)
 follow as their own tables: KING as Table 11 (metrics as rows), JACK per segment/document/test
 set, the -optimizeKING trace and its optimal set; -assessments --significance's records (a
-``test`` and a ``p_value``) form one table of metric pairs with each test's p-value. A QARLA value
+``test`` and a ``p_value``) form one table of metric pairs with each test's p-value, and its ranks
+records (table ``metric-ranks``) one of the metrics with their significance ranks. A QARLA value
 that prints as ``0.0000`` (or ``nan``) is followed by its ``(hits/trials)``; a KING resting on too
 few trials is replaced by a note saying so.
 """
@@ -330,7 +331,18 @@ def write_significance(rows: list[Record], out: TextIO, ranked: bool) -> None:
     table(*_ranked(header, body, ranked), out, left=2 if ranked else 1)
 
 
+def write_metric_ranks(rows: list[Record], out: TextIO, ranked: bool) -> None:
+    """-assessments --significance: the metrics best first with their significance rank
+    (mt-metrics-eval's ``AssignRanks``; :mod:`mteval.evaluate.metric_ranks`)."""
+    first = rows[0]
+    out.write(f"metric ranks: {first['correlation']} at -G {first['level']}; a metric opens a new rank when one of the "
+              f"current rank correlates better with {first['ranked_by']} p <= {first['alpha']:g}\n")
+    body = [["-" if r["rank"] is None else str(r["rank"]), str(r["metric"]), _fmt(r["score"])] for r in rows]
+    table(["rank", "metric", str(first["correlation"])], body, out, left=2)
+
+
 TABLES: dict[str, Callable[[list[Record], TextIO, bool], None]] = {
-    "KING": write_king, "JACK": write_jack, "optimizeKING": write_optimization, "significance": write_significance}
+    "KING": write_king, "JACK": write_jack, "optimizeKING": write_optimization, "significance": write_significance,
+    "metric-ranks": write_metric_ranks}
 """Text renderers of the tables after the score matrix: QARLA's, by the records' ``table`` key, and
 the significance tests' (:func:`_table_of`)."""

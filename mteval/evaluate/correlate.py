@@ -30,7 +30,8 @@ Records: ``target`` = the correlation name (``pearson``, ``pearson/mean-removed`
 ``pearson/weighted``...), ``metric``, ``level``, ``score`` = the correlation, with
 ``correlation``, ``variant`` (plain, mean-removed, weighted), ``n``, ``ci_low``, ``ci_high``;
 with significance, one row per ordered metric pair (metric ``A>B``, target ``perm-both:NAME`` or
-``bootstrap:NAME``), ``score`` = difference and ``p_value`` (H1: A correlates better than B).
+``bootstrap:NAME``), ``score`` = difference and ``p_value`` (H1: A correlates better than B), then one
+row per metric with its significance rank (``rank:TEST:NAME``, :mod:`mteval.evaluate.metric_ranks`).
 
 ``-compare`` / ``-compareSystems`` (paired significance between systems) is
 ``mteval.evaluate.compare``; the options ``--resamples`` and ``--seed`` registered here serve both
@@ -48,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from mteval.errors import ConfigError
+from mteval.evaluate.metric_ranks import rank_records
 from mteval.evaluate.outside_qarla import SubsetTexts, level_records
 from mteval.evaluate.records import record as _record
 from mteval.evaluate.wmt12 import wants_wmt12, wmt12_records
@@ -56,7 +58,7 @@ from mteval.io.corpus import DocumentIndex
 from mteval.meta.learn.model_file import in_sample_metrics
 from mteval.meta.stats import wmt_stats
 from mteval.meta.stats.correlation import STATISTICS, correlate, mean_removed, pearson
-from mteval.meta.stats.paired import check_count
+from mteval.meta.stats.paired import check_alpha, check_count
 from mteval.meta.stats.significance import (
     NO_EARLY_STOP,
     EarlyStop,
@@ -426,6 +428,7 @@ class AssessOptions:
     resamples: int = 1000
     seed: int | None = None
     thresh: float = 25.0
+    alpha: float = 0.05  # --significance's metric ranks (mt-metrics-eval's AssignRanks threshold)
     unknown_systems: str = "refuse"  # or "skip": rows of systems the experiment lacks are left out, with a warning
     human_lower_better: bool = False  # the judgements are errors, HTER or ranks: negated as they are read
 
@@ -554,6 +557,7 @@ def assess(assessments: str, cache: Any, sel: Any, texts: Any, options: AssessOp
         return wmt12_records(assessments, language, cache, sel, texts, options.resamples, seed,
                              options.significance)
     check_count(options.resamples, "--resamples")
+    check_alpha(options.alpha)
     human = read_human(assessments, texts, options.unknown_systems, options.human_lower_better)
     refset = refset_name(sel.references)
     files = {m: {s: cache.read(s, refset, m, len(texts)) for s in sel.systems} for m in sel.metrics}
@@ -577,6 +581,7 @@ def assess(assessments: str, cache: Any, sel: Any, texts: Any, options: AssessOp
             LOG.warning(line)
     if options.significance and len(sel.metrics) > 1:
         tested = next((c for c in correlations if c in STATISTICS or c in WMT_TESTED), "")
-        out += significance_records(points, sel.level, refset, tested, options.average,
-                                    options.resamples, seed, options.thresh, early_stop(options.early_stop))
+        tests = significance_records(points, sel.level, refset, tested, options.average,
+                                     options.resamples, seed, options.thresh, early_stop(options.early_stop))
+        out += tests + rank_records([*out, *tests], options.alpha)
     return out

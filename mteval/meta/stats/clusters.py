@@ -8,6 +8,9 @@ system in a cluster is significantly better than a system ranked below it in the
 and the first system of every cluster after the first is significantly worse than some system of
 the cluster before it.
 
+Metrics are ranked the same way by their correlations with human judgements (``data.AssignRanks`` on
+``CompareMetrics``' significance matrix, the WMT metrics tasks' "rank" column): :func:`assign_ranks`.
+
 Multiple comparisons (the family is every unordered pair of systems, ``m (m - 1) / 2`` tests):
 
 * Bonferroni: ``p_adj = min(1, M p)``.
@@ -81,3 +84,20 @@ def clusters(scores: ArrayLike, p_values: ArrayLike, alpha: float = 0.05,
         else:
             groups[-1].append(int(j))
     return groups
+
+
+def assign_ranks(p_values: ArrayLike, alpha: float = 0.05) -> list[int]:
+    """mt-metrics-eval's ``data.AssignRanks``: ranks (1 = best) of items sorted best first, where
+    ``p_values[i, j]`` (i < j; the upper triangle is read) is the one-sided p-value of "item i beats item
+    j". Walking down, item ``i`` opens a new rank when some item from the first of the current rank
+    up to ``i - 1`` beats it with p <= ``alpha`` (a NaN p-value beats nothing)."""
+    p = np.asarray(p_values, dtype=np.float64)
+    if p.ndim != 2 or p.shape[0] != p.shape[1]:
+        raise ConfigError(f"ranks need a square matrix of p-values, not shape {p.shape}")
+    ranks: list[int] = []
+    current, start = 1, 0
+    for i in range(len(p)):
+        if (p[start:i, i] <= alpha).any():
+            current, start = current + 1, i
+        ranks.append(current)
+    return ranks

@@ -144,7 +144,7 @@ class Settings:
         check_count(self.n, "the number of resamples or trials")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int | np.integer) or self.seed < 0:
             raise ConfigError(f"the seed must be a non-negative integer, got {quote(self.seed)}")
-        object.__setattr__(self, "alpha", _check_alpha(self.alpha))
+        object.__setattr__(self, "alpha", check_alpha(self.alpha))
 
 
 def check_count(n: object, what: str) -> int:
@@ -158,7 +158,7 @@ def check_count(n: object, what: str) -> int:
     return int(n)
 
 
-def _check_alpha(alpha: float) -> float:
+def check_alpha(alpha: float) -> float:
     """A significance level in (0, 1)."""
     if isinstance(alpha, bool) or not isinstance(alpha, float | int | np.floating) or not 0.0 < alpha < 1.0:
         raise ConfigError(f"the significance level must be between 0 and 1, got {quote(alpha)}")
@@ -210,7 +210,7 @@ class Comparison:
     def clusters(self, alpha: float | None = None, correction: str = "none") -> list[list[str]]:
         """Ranking clusters at ``alpha`` (default: the test's) after a multiple-comparison
         correction (``mteval.meta.stats.clusters``), best first."""
-        level = self.settings.alpha if alpha is None else _check_alpha(alpha)
+        level = self.settings.alpha if alpha is None else check_alpha(alpha)
         groups = rank_clusters(self.score, self.p_value, level, self.higher_is_better, correction)
         return [[self.systems[i] for i in group] for group in groups]
 
