@@ -4,11 +4,13 @@ docs/parity.md)."""
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import ende_config, run
+from helpers import ENDE, ende_config, run
 
 from mteval.errors import ConfigError
 from mteval.evaluate.metric_ranks import rank_records
@@ -95,3 +97,25 @@ def test_iqeval_prints_the_ranks(tmp_path_factory: pytest.TempPathFactory) -> No
     assert ranks[0]["rank"] == "1" and ranks[0]["alpha"] == "0.05"
     bad = run(*base, "--alpha", "1.5", str(config))
     assert bad.returncode == 2 and "significance level" in bad.stderr
+
+
+def test_report_ranks_are_iqevals(tmp_path: Path) -> None:
+    """``mteval report -assessments``: its Pearson ranks (sys: --resamples permutations, seg: a fifth)
+    are ``iqeval -assessments --significance``'s for the same seed and draws."""
+    systems = {p.stem: str(p) for p in sorted((ENDE / "sys").glob("*.de"))}
+    config = ende_config(tmp_path, systems=systems, metrics=["BLEU", "chrF", "-TER", "NIST"])
+    assert run("iqsetup", "-q", str(config)).returncode == 0
+    mqm = str(ENDE / "human" / "mqm.tsv")
+    done = run("mteval", "report", str(config), "-assessments", mqm, "-o", str(tmp_path / "r.html"),
+               "--json", str(tmp_path / "r.json"), "--resamples", "500", "-q")
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["human"]["ranks"]
+    for level, draws in (("sys", "500"), ("seg", "100")):
+        done = run("iqeval", "-assessments", mqm, "-G", level, "--corr", "pearson", "--significance", "--seed",
+                   "12345", "--resamples", draws, "--json", str(config))
+        assert done.returncode == 0, done.stderr
+        expected = [(r["metric"], r["rank"], r["score"]) for r in json.loads(done.stdout) if "rank" in r]
+        assert [(r["metric"], r["rank"], r["score"]) for r in report if r["level"] == level] == expected
+        assert len(expected) == 4
+    html = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "<th>sys rank</th><th>seg rank</th>" in html

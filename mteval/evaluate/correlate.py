@@ -337,9 +337,10 @@ def _weighted_records(points: Points, refset: str, n_resamples: int, seed: int) 
 
 def significance_records(points: Points, level: str, refset: str, correlation: str, average: str | None = None,
                          n_resamples: int = 1000, seed: int = 1234, thresh: float = 25.0,
-                         early: EarlyStop = NO_EARLY_STOP) -> list[Record]:
+                         early: EarlyStop = NO_EARLY_STOP, permutation_only: bool = False) -> list[Record]:
     """Every ordered metric pair A>B: PERM-BOTH and paired-bootstrap p-values (and Williams' test
-    for Pearson); for acc_eq, tau_eq and spa mt-metrics-eval's permutation tests (:func:`_wmt_tests`)."""
+    for Pearson; ``permutation_only``: PERM-BOTH alone, what the ranks read); for acc_eq, tau_eq and
+    spa mt-metrics-eval's permutation tests (:func:`_wmt_tests`)."""
     if correlation in WMT_TESTED:
         return _wmt_tests(points, level, refset, correlation, average, n_resamples, seed, early)
     if correlation not in STATISTICS:
@@ -354,11 +355,13 @@ def significance_records(points: Points, level: str, refset: str, correlation: s
                 continue
             perm = perm_both(correlation, points.human, points.metrics[a], points.metrics[b], groups,
                              n=n_resamples, seed=seed, thresh=thresh)
-            boot = paired_bootstrap(correlation, points.human, points.metrics[a], points.metrics[b],
-                                    points.items, groups, n=n_resamples, seed=seed, thresh=thresh)
             label = f"{a}>{b}"
             out.append(_record(f"perm-both:{correlation}", refset, label, level, perm.delta,
                                correlation=correlation, test="perm-both", p_value=perm.p_value))
+            if permutation_only:
+                continue
+            boot = paired_bootstrap(correlation, points.human, points.metrics[a], points.metrics[b],
+                                    points.items, groups, n=n_resamples, seed=seed, thresh=thresh)
             out.append(_record(f"bootstrap:{correlation}", refset, label, level, boot.delta,
                                correlation=correlation, test="bootstrap", p_value=boot.p_value,
                                ci_low=boot.low, ci_high=boot.high))

@@ -15,6 +15,7 @@ import numpy as np
 from mteval.errors import CacheError, ConfigError
 from mteval.evaluate import compare, correlate
 from mteval.evaluate import qarla as qarla_report
+from mteval.evaluate.metric_ranks import rank_records
 from mteval.evaluate.selection import Selection
 from mteval.experiment.spec import Experiment
 from mteval.experiment.texts import LoadedTexts
@@ -32,6 +33,7 @@ ALPHA = 0.05  # significance level of the clusters and confidence level of the i
 SYSTEM_CORRELATIONS = ("pearson",)
 SEGMENT_CORRELATIONS = ("pearson",)
 SEGMENT_RESAMPLES_DIVISOR = 5  # segment-level CIs draw a fifth of the resamples (each is 10^4 points)
+RANK_ALPHA = 0.05  # the metrics' significance ranks (WMT's AssignRanks threshold)
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,7 @@ class Correlations:
     matrix_names: tuple[str, ...]
     matrix: np.ndarray  # Pearson between the oriented segment scores (and the human scores)
     notes: tuple[str, ...]
+    ranks: list[Record] = dataclasses.field(default_factory=list)  # the metrics' significance ranks, sys and seg
 
 
 def correlations(human: Assessments, scores: SystemScores, reader: RecordingCache, rows: np.ndarray,
@@ -127,7 +130,20 @@ def correlations(human: Assessments, scores: SystemScores, reader: RecordingCach
         notes.append(f"segment level: {exc.problem}")
         names, matrix = (), np.zeros((0, 0))
     rated = {s: float(human.system[s]) for s in scores.systems if s in human.system}
-    return Correlations(system, segment, rated, names, matrix, tuple(notes))
+    ranks = (_ranks(points, system, scores.refset, n, seed) if system else []) + (
+        _ranks(seg_points, segment, scores.refset, max(1, n // SEGMENT_RESAMPLES_DIVISOR), seed) if segment else [])
+    return Correlations(system, segment, rated, names, matrix, tuple(notes), ranks)
+
+
+def _ranks(points: correlate.Points, records: list[Record], refset: str, n: int, seed: int) -> list[Record]:
+    """The metrics' significance ranks on Pearson (``iqeval --significance``'s: PERM-BOTH, ``n``
+    permutations, mt-metrics-eval's AssignRanks at :data:`RANK_ALPHA`)."""
+    if len(points.metrics) < 2:
+        return []
+    level = str(records[0]["level"])
+    tests = correlate.significance_records(points, level, refset, "pearson", n_resamples=n, seed=seed,
+                                           permutation_only=True)
+    return rank_records([*records, *tests], RANK_ALPHA)
 
 
 @dataclass(frozen=True)

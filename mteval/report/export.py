@@ -71,7 +71,7 @@ def _human(report: Report) -> dict[str, Any] | None:
         return None
     return {"assessments": report.assessments, "system": corr.system, "segment": corr.segment,
             "human_system": corr.human_system, "agreement": report.agreements,
-            "heatmap": {"names": corr.matrix_names, "pearson": corr.matrix}, "notes": corr.notes}
+            "heatmap": {"names": corr.matrix_names, "pearson": corr.matrix}, "notes": corr.notes, "ranks": corr.ranks}
 
 
 def document(report: Report, extra: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import numpy as np
 
 from mteval.metrics.registry import higher_is_better
 from mteval.report import plots
-from mteval.report.analysis import SEGMENT_CORRELATIONS, SYSTEM_CORRELATIONS, Significance, ranks_of
+from mteval.report.analysis import RANK_ALPHA, SEGMENT_CORRELATIONS, SYSTEM_CORRELATIONS, Significance, ranks_of
 from mteval.report.content import Report
 
 Record = dict
@@ -123,8 +123,10 @@ def human(report: Report) -> str:
           if r.get("variant") == "plain"}
     metrics = [m for m in report.scores.metrics if ("sys", "pearson", m) in by or ("seg", "pearson", m) in by]
     columns = [*(("sys", c) for c in SYSTEM_CORRELATIONS), *(("seg", c) for c in SEGMENT_CORRELATIONS)]
-    rows = "".join(f"<tr><th>{escape(m)}</th>{''.join(_ci_cell(by.get((lv, c, m))) for lv, c in columns)}</tr>"
-                   for m in metrics)
+    ranks = {(r["level"], r["metric"]): r["rank"] for r in corr.ranks}
+    levels = [lv for lv in ("sys", "seg") if any(key[0] == lv for key in ranks)]
+    rows = "".join(f"<tr><th>{escape(m)}</th>{''.join(_ci_cell(by.get((lv, c, m))) for lv, c in columns)}"
+                   f"{''.join(_rank_cell(ranks.get((lv, m))) for lv in levels)}</tr>" for m in metrics)
     notes = "".join(f'<p class="note">{escape(n)}</p>' for n in corr.notes)
     parts = [f'<section id="human"><h2>Human judgements</h2>\n<p class="note">Assessments '
              f"<code>{escape(str(report.assessments))}</code>. Correlations of the metric scores (oriented: higher "
@@ -137,14 +139,25 @@ def human(report: Report) -> str:
                                      [r["ci_low"] for r in sys_rows], [r["ci_high"] for r in sys_rows],
                                      "system-level Pearson")
         parts.append(f'<h3>System-level Pearson with 95% CI</h3><div class="plot" id="corr-bars">{svg}</div>')
-    head = "".join(f"<th>{lv} {c}</th>" for lv, c in columns)
+    head = "".join(f"<th>{lv} {c}</th>" for lv, c in columns) + "".join(f"<th>{lv} rank</th>" for lv in levels)
     parts.append(f'<table id="corr-table"><tr><th>metric</th>{head}</tr>{rows}</table>')
+    if levels:
+        parts.append('<p class="note">Rank: the metric\'s significance cluster on Pearson (1 = best), as the WMT '
+                     "metrics tasks rank metrics (mt-metrics-eval's CompareMetrics and AssignRanks): metrics sorted by "
+                     "Pearson, a metric opens a new rank when one of the current rank correlates better with "
+                     f"PERM-BOTH p &lt;= {RANK_ALPHA:g} (permutations: as many as the intervals' resamples; "
+                     "iqeval -assessments --significance gives every p-value).</p>")
     parts.append(_agreement(report))
     parts.append(_scatter(report, metrics))
     if len(corr.matrix_names) > 1:
         parts.append('<h3>Metric x metric correlation (segment level, Pearson)</h3>'
                      f'<div class="plot" id="heatmap">{plots.heatmap(corr.matrix_names, corr.matrix)}</div>')
     return "\n".join(parts) + "</section>"
+
+
+def _rank_cell(rank: int | None) -> str:
+    """A metric's significance rank (``-``: none, e.g. a NaN correlation)."""
+    return f'<td class="num">{"-" if rank is None else rank}</td>'
 
 
 def _ordinal(n: int) -> str:
