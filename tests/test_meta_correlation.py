@@ -106,6 +106,24 @@ def test_bootstrap_and_permutation():
     assert loop.p_value < 0.05
 
 
+@pytest.mark.parametrize(("n", "size", "chunk"), [(1001, 999, 7 * 999), (30, 7, 20), (5, 10, 1)])
+def test_perm_pearson_blocks_draw_as_one_block(monkeypatch: pytest.MonkeyPatch, n: int, size: int,
+                                               chunk: int) -> None:
+    """The vectorised PERM-BOTH Pearson in row blocks: the same differences as one (n, size) block of
+    coins, odd block sizes included."""
+    from mteval.meta.stats import significance
+
+    rng = np.random.default_rng(4)
+    h = rng.normal(size=size)
+    a, b = h + rng.normal(size=size), h + 1.2 * rng.normal(size=size)
+    swap = np.random.default_rng(9).integers(0, 2, size=(n, size)).astype(bool)
+    pearson = significance._rowwise_pearson
+    one = pearson(h, np.where(swap, b, a)) - pearson(h, np.where(swap, a, b))
+    monkeypatch.setattr(significance, "PERM_CHUNK", chunk)
+    blocks = significance._perm_pearson(h, a, b, n, np.random.default_rng(9))
+    assert np.array_equal(one, blocks)
+
+
 def test_system_bootstrap():
     rng = np.random.default_rng(1)
     a = rng.random(200) + 0.2

@@ -337,10 +337,11 @@ def _weighted_records(points: Points, refset: str, n_resamples: int, seed: int) 
 
 def significance_records(points: Points, level: str, refset: str, correlation: str, average: str | None = None,
                          n_resamples: int = 1000, seed: int = 1234, thresh: float = 25.0,
-                         early: EarlyStop = NO_EARLY_STOP, permutation_only: bool = False) -> list[Record]:
-    """Every ordered metric pair A>B: PERM-BOTH and paired-bootstrap p-values (and Williams' test
-    for Pearson; ``permutation_only``: PERM-BOTH alone, what the ranks read); for acc_eq, tau_eq and
-    spa mt-metrics-eval's permutation tests (:func:`_wmt_tests`)."""
+                         early: EarlyStop = NO_EARLY_STOP, permutation_only: bool = False,
+                         pairs: Sequence[tuple[str, str]] | None = None) -> list[Record]:
+    """Every ordered metric pair A>B (or the given ``pairs``): PERM-BOTH and paired-bootstrap p-values
+    (and Williams' test for Pearson; ``permutation_only``: PERM-BOTH alone, what the ranks read); for
+    acc_eq, tau_eq and spa mt-metrics-eval's permutation tests (:func:`_wmt_tests`)."""
     if correlation in WMT_TESTED:
         return _wmt_tests(points, level, refset, correlation, average, n_resamples, seed, early)
     if correlation not in STATISTICS:
@@ -348,26 +349,27 @@ def significance_records(points: Points, level: str, refset: str, correlation: s
                           "put one first in --corr")
     out: list[Record] = []
     groups = _groups(points, correlation, level, average)
-    names = list(points.metrics)
-    for a in names:
-        for b in names:
-            if a == b:
-                continue
-            perm = perm_both(correlation, points.human, points.metrics[a], points.metrics[b], groups,
-                             n=n_resamples, seed=seed, thresh=thresh)
-            label = f"{a}>{b}"
-            out.append(_record(f"perm-both:{correlation}", refset, label, level, perm.delta,
-                               correlation=correlation, test="perm-both", p_value=perm.p_value))
-            if permutation_only:
-                continue
-            boot = paired_bootstrap(correlation, points.human, points.metrics[a], points.metrics[b],
-                                    points.items, groups, n=n_resamples, seed=seed, thresh=thresh)
-            out.append(_record(f"bootstrap:{correlation}", refset, label, level, boot.delta,
-                               correlation=correlation, test="bootstrap", p_value=boot.p_value,
-                               ci_low=boot.low, ci_high=boot.high))
-            if correlation == "pearson":
-                out.append(_williams_record(points, level, refset, a, b, groups))
+    for a, b in _ordered_pairs(list(points.metrics), pairs):
+        perm = perm_both(correlation, points.human, points.metrics[a], points.metrics[b], groups,
+                         n=n_resamples, seed=seed, thresh=thresh)
+        label = f"{a}>{b}"
+        out.append(_record(f"perm-both:{correlation}", refset, label, level, perm.delta,
+                           correlation=correlation, test="perm-both", p_value=perm.p_value))
+        if permutation_only:
+            continue
+        boot = paired_bootstrap(correlation, points.human, points.metrics[a], points.metrics[b],
+                                points.items, groups, n=n_resamples, seed=seed, thresh=thresh)
+        out.append(_record(f"bootstrap:{correlation}", refset, label, level, boot.delta,
+                           correlation=correlation, test="bootstrap", p_value=boot.p_value,
+                           ci_low=boot.low, ci_high=boot.high))
+        if correlation == "pearson":
+            out.append(_williams_record(points, level, refset, a, b, groups))
     return out
+
+
+def _ordered_pairs(names: list[str], pairs: Sequence[tuple[str, str]] | None) -> list[tuple[str, str]]:
+    """Every ordered pair of distinct ``names``, or ``pairs`` as given."""
+    return [(a, b) for a in names for b in names if a != b] if pairs is None else list(pairs)
 
 
 def _wmt_tests(points: Points, level: str, refset: str, name: str, average: str | None, n_resamples: int,

@@ -29,6 +29,18 @@ def _correlations(records: Sequence[Record], correlation: str) -> dict[str, floa
             if r.get("correlation") == correlation and r.get("variant") == "plain" and "test" not in r}
 
 
+def ranked_pairs(records: Sequence[Record], correlation: str) -> list[tuple[str, str]]:
+    """The pairs the ranks read: (i, j) for i before j in the ranking of ``correlation``'s records
+    (half the ordered pairs: what mt-metrics-eval's ``ComputeSigMatrix`` tests)."""
+    order = _ranking(_correlations(records, correlation))
+    return [(a, b) for i, a in enumerate(order) for b in order[i + 1:]]
+
+
+def _ranking(values: dict[str, float]) -> list[str]:
+    """The metrics with a correlation, best first, the name breaking exact ties (their sort key)."""
+    return sorted((m for m in values if not math.isnan(values[m])), key=lambda m: (-values[m], m))
+
+
 def _p_values(records: Sequence[Record]) -> tuple[str, dict[str, float]]:
     """The permutation test's name and its p-value of every ordered pair ``A>B``."""
     tested = [r for r in records if r.get("test") in PERMUTATION_TESTS]
@@ -46,7 +58,7 @@ def rank_records(records: Sequence[Record], alpha: float = 0.05) -> list[Record]
     first = next(r for r in records if r.get("test") == test)
     correlation, level, refset = str(first["correlation"]), str(first["level"]), str(first["refset"])
     values = _correlations(records, correlation)
-    ranked = sorted((m for m in values if not math.isnan(values[m])), key=lambda m: (-values[m], m))
+    ranked = _ranking(values)
     p = np.ones((len(ranked), len(ranked)))
     for i, a in enumerate(ranked):
         for j, b in enumerate(ranked[i + 1:], start=i + 1):

@@ -15,7 +15,7 @@ import numpy as np
 from mteval.errors import CacheError, ConfigError
 from mteval.evaluate import compare, correlate
 from mteval.evaluate import qarla as qarla_report
-from mteval.evaluate.metric_ranks import rank_records
+from mteval.evaluate.metric_ranks import rank_records, ranked_pairs
 from mteval.evaluate.selection import Selection
 from mteval.experiment.spec import Experiment
 from mteval.experiment.texts import LoadedTexts
@@ -137,12 +137,13 @@ def correlations(human: Assessments, scores: SystemScores, reader: RecordingCach
 
 def _ranks(points: correlate.Points, records: list[Record], refset: str, n: int, seed: int) -> list[Record]:
     """The metrics' significance ranks on Pearson (``iqeval --significance``'s: PERM-BOTH, ``n``
-    permutations, mt-metrics-eval's AssignRanks at :data:`RANK_ALPHA`)."""
+    permutations, mt-metrics-eval's AssignRanks at :data:`RANK_ALPHA`), testing only the pairs the
+    ranks read."""
     if len(points.metrics) < 2:
         return []
     level = str(records[0]["level"])
     tests = correlate.significance_records(points, level, refset, "pearson", n_resamples=n, seed=seed,
-                                           permutation_only=True)
+                                           permutation_only=True, pairs=ranked_pairs(records, "pearson"))
     return rank_records([*records, *tests], RANK_ALPHA)
 
 
