@@ -129,6 +129,37 @@ def test_references_tied_but_for_rounding_are_chosen_as_sacrebleu_does() -> None
     assert ours["chrF"].system == CHRF().corpus_score(hyps, [refs1, refs2]).score
 
 
+TIE_HYPS = ["", "the cat sat on the mat"]  # the empty line scores 0 against both: a tie
+TIE_A = ["a b c d e f g h", "the cat sat on a mat"]
+TIE_C = ["x", "the cat is on the mat"]
+
+
+def test_tied_references_go_to_the_first_given_not_the_first_by_name() -> None:
+    """sacreBLEU keeps the first of equally good references, and its system score sums that one's
+    statistics: references given C, A must score as ``corpus_score(hyps, [C, A])`` (71.35), not as
+    A, C (53.84), whatever their names (until 2026-11-29 mteval took them by name)."""
+    from sacrebleu.metrics import CHRF
+    family = ChrF()
+    for order in ([("z", TIE_C), ("a", TIE_A)], [("a", TIE_A), ("z", TIE_C)]):
+        prepared = family.prepare([Side(name, texts) for name, texts in order])
+        ours = family.score(Side("h", TIE_HYPS), prepared, DocumentIndex.single(2), family.variants)
+        assert ours["chrF"].system == CHRF().corpus_score(TIE_HYPS, [texts for _, texts in order]).score
+    assert CHRF().corpus_score(TIE_HYPS, [TIE_C, TIE_A]).score != CHRF().corpus_score(TIE_HYPS, [TIE_A, TIE_C]).score
+
+
+def test_mteval_score_keeps_the_references_order(tmp_path) -> None:
+    """The installed ``mteval score -r c.txt -r a.txt``: sacreBLEU's ``sacrebleu c.txt a.txt``."""
+    from helpers import run
+    from sacrebleu.metrics import CHRF
+    for name, lines in (("hyp", TIE_HYPS), ("c", TIE_C), ("a", TIE_A)):
+        (tmp_path / f"{name}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    done = run("mteval", "score", "-r", str(tmp_path / "c.txt"), "-r", str(tmp_path / "a.txt"), "-i",
+               str(tmp_path / "hyp.txt"), "-m", "chrF", "-b", "-w", "6")
+    assert done.returncode == 0, done.stderr
+    assert float(done.stdout.split()[0]) == pytest.approx(CHRF().corpus_score(TIE_HYPS, [TIE_C, TIE_A]).score,
+                                                          abs=1e-6)
+
+
 def test_split_punctuation() -> None:
     assert split_punctuation("Hello, (world) ! a") == ["Hello", ",", "(world", ")", "!", "a"]
 

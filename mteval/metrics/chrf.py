@@ -9,8 +9,9 @@ sacreBLEU's conventions, kept exactly (``CHRF()`` / ``CHRF(word_order=2)`` defau
 orders 1..6 on the segment with all whitespace removed; word orders 1..2 on whitespace tokens with
 one leading or trailing punctuation character split off; beta = 2; an order counts in the average
 only where both sides have n-grams of that order; scores on the 0-100 scale; multiple references:
-per segment, the statistics of the reference with the best segment score (first one on ties, the
-references taken in name order) are the segment's statistics, and documents and the system sum them.
+per segment, the statistics of the reference with the best segment score (the first one on ties, in the
+experiment's order of the references, as sacreBLEU takes them in the order given) are the segment's
+statistics, and documents and the system sum them.
 
 sacreBLEU's other options are parameters of the names (:mod:`mteval.metrics.parameters`):
 ``char_order`` and ``word_order`` (``CHRF(char_order=4, word_order=1)``; any orders >= 0, not both
@@ -378,7 +379,8 @@ class ChrF(StatsFamily):
 
     family = "chrF"
     variants = ("chrF", "chrF++")
-    version = "2"  # 2: sacreBLEU's float operations, so its choice of the best of several references
+    version = "3"  # 2: sacreBLEU's float operations, so its choice of the best of several references;
+    # 3: ties between references go to the first in the given order, as sacreBLEU's (was: by name)
     parameters: ClassVar[dict[str, Parameter]] = {
         "char_order": Parameter("char_order", str(CHAR_ORDER), kind="int", low=0,
                                 help="character n-gram orders (sacreBLEU --chrf-char-order)"),
@@ -441,10 +443,12 @@ class ChrF(StatsFamily):
                         values["eps_smoothing"] == "yes", values["whitespace"] == "yes")
 
     def prepare(self, references: Sequence[Side]) -> list[Sequence[str]]:
-        """The references' segments, in name order (sacreBLEU's tie rule); n-grams are counted per pair."""
+        """The references' segments in the order given (the experiment's, or ``mteval score``'s ``-r``
+        order): sacreBLEU keeps the first of equally good references, whose statistics the system
+        sums, so its score depends on that order; n-grams are counted per pair."""
         if not references:
             raise InputError(f"{self.family}: no reference given")
-        return [r.texts for r in sorted(references, key=lambda r: r.name)]
+        return [r.texts for r in references]
 
     def segment_stats(self, hypothesis: Side, prepared: list[Sequence[str]]) -> np.ndarray:
         """Columns: chrF stats (18), then chrF++ stats (24), each from its own best reference (the
