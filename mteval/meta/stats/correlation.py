@@ -21,7 +21,8 @@ Statistics (the name is the key of :data:`STATISTICS`):
   scores differ by at least ``thresh`` (25 DA points by default); concordant when the metric
   orders them strictly the same way, otherwise (metric tie included) discordant.
 * ``accuracy``: pairwise accuracy (Kocmi et al. 2021): the share of pairs on which
-  sign(human difference) == sign(metric difference) (mt-metrics-eval ``Agreement``).
+  sign(human difference) == sign(metric difference) (mt-metrics-eval ``Agreement``);
+  :func:`pooled_accuracy` sums its pairs over several test sets' systems (global accuracy).
 
 Mean-removed correlation (seed 003) is :func:`mean_removed`, applied to both vectors before
 correlating: each value minus the mean of its group (a segment or a document) over the
@@ -30,7 +31,7 @@ systems that have both scores.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -172,6 +173,43 @@ def pairwise_accuracy(human: np.ndarray, metric: np.ndarray) -> float:
     """Pairwise accuracy (Kocmi et al. 2021), as mt-metrics-eval's ``Agreement``."""
     agree, pairs = accuracy_counts(human, metric)
     return agree / pairs if pairs else float("nan")
+
+
+def block_pairs(sizes: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Index arrays (i, j), i < j, of every pair within each of the consecutive blocks of ``sizes``
+    (a vector concatenating several test sets' systems)."""
+    starts = np.r_[0, np.cumsum(np.asarray(sizes, dtype=np.int64))][:-1]
+    parts = [np.triu_indices(int(n), k=1) for n in sizes]
+    first = [start + i for start, (i, _) in zip(starts, parts, strict=True)]
+    second = [start + j for start, (_, j) in zip(starts, parts, strict=True)]
+    empty = np.zeros(0, dtype=np.int64)
+    return np.concatenate([empty, *first]).astype(np.int64), np.concatenate([empty, *second]).astype(np.int64)
+
+
+def pooled_accuracy_counts(human: np.ndarray, metric: np.ndarray, sizes: Sequence[int]) -> tuple[int, int]:
+    """(agreeing pairs, pairs) over the pairs within each block of ``sizes`` (global pairwise accuracy,
+    Kocmi et al. 2021: mt-metrics-eval ``CompareMetricsWithGlobalAccuracy``'s sums of ``Agreement``)."""
+    h, m = np.ravel(np.asarray(human, dtype=np.float64)), np.ravel(np.asarray(metric, dtype=np.float64))
+    if len(h) != len(m) or len(h) != int(np.sum(sizes)):
+        raise MtevalError(f"pooled accuracy: vectors of {len(h)} and {len(m)} scores for blocks of {sum(sizes)}")
+    i, j = block_pairs(sizes)
+    return int(np.sum(np.sign(h[i] - h[j]) == np.sign(m[i] - m[j]))), len(i)
+
+
+def pooled_accuracy(sizes: Sequence[int]) -> Callable[[np.ndarray, np.ndarray], float]:
+    """(human, metric) -> global pairwise accuracy over blocks of ``sizes`` (:func:`pooled_accuracy_counts`;
+    NaN without pairs): a statistic for :func:`mteval.meta.stats.significance.permutation_sig_diff`,
+    whose arguments are concatenated system vectors (any shape, read flat)."""
+    i, j = block_pairs(sizes)
+    total = int(np.sum(sizes))
+
+    def statistic(human: np.ndarray, metric: np.ndarray) -> float:
+        """Agreeing within-block pairs / within-block pairs."""
+        h, m = np.ravel(human), np.ravel(metric)
+        if len(h) != total or len(m) != total:
+            raise MtevalError(f"pooled accuracy: vectors of {len(h)} and {len(m)} scores for blocks of {total}")
+        return int(np.sum(np.sign(h[i] - h[j]) == np.sign(m[i] - m[j]))) / len(i) if len(i) else float("nan")
+    return statistic
 
 
 # name -> statistic of one pair of vectors

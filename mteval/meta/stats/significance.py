@@ -428,16 +428,20 @@ def _coin_order(human: np.ndarray, a: np.ndarray, b: np.ndarray, average_by: str
 def permutation_sig_diff(name: str, human: np.ndarray, metric_a: np.ndarray, metric_b: np.ndarray,
                          average_by: str = "none", k: int = 1000, early: EarlyStop = NO_EARLY_STOP,
                          seed: int = 1234, stream: str = "numpy", epsilon: float = 0.0,
-                         replace_nans_with_zeros: bool = False, search: str = "exact") -> Permutation:
+                         replace_nans_with_zeros: bool = False, search: str = "exact",
+                         statistic: Callable[[np.ndarray, np.ndarray], float] | None = None) -> Permutation:
     """PERM-BOTH on ``(systems, items)`` matrices (Deutsch et al. 2021; mt-metrics-eval
     ``PermutationSigDiff(corr_b, corr_a, ...)``, whose p is for its second metric): both metrics
     z-scored over the entries with a human score (every entry for ``acc_eq``/``tau_eq``, as theirs),
     each entry's two scores swapped with probability 1/2, p = share of draws with
     stat(A*) - stat(B*) >= stat(A) - stat(B); :func:`matrix_statistic` ``name``; ``early`` stopping.
-    ``stream="mtme"`` draws their coins (equal p-values and draws after ``np.random.seed(seed)``)."""
+    ``stream="mtme"`` draws their coins (equal p-values and draws after ``np.random.seed(seed)``).
+    ``statistic`` (human, metric) -> float, given, replaces ``name``'s (which then only labels the
+    progress bar): e.g. :func:`mteval.meta.stats.correlation.pooled_accuracy`, their ``corr_fcn``."""
     import scipy.stats  # lazily: it costs 1.5 s of every iqeval start
     h, a, b = (np.atleast_2d(np.asarray(x, dtype=np.float64)) for x in (human, metric_a, metric_b))
-    statistic = matrix_statistic(name, average_by, epsilon, replace_nans_with_zeros, search)
+    if statistic is None:
+        statistic = matrix_statistic(name, average_by, epsilon, replace_nans_with_zeros, search)
     order = _coin_order(h, a, b, average_by, name in ("acc_eq", "tau_eq"))
     flat_a, flat_b = np.full(h.size, np.nan), np.full(h.size, np.nan)
     flat_a[order], flat_b[order] = scipy.stats.zscore(a.ravel()[order]), scipy.stats.zscore(b.ravel()[order])
