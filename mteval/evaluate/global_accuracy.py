@@ -42,7 +42,7 @@ from mteval.evaluate.records import Record, record
 from mteval.meta.stats.correlation import pooled_accuracy, pooled_accuracy_counts
 from mteval.meta.stats.paired import check_alpha, check_count
 from mteval.meta.stats.significance import permutation_sig_diff
-from mteval.metrics.registry import higher_is_better
+from mteval.metrics.registry import canonical, higher_is_better
 from mteval.setup.expected import StaleFile
 from mteval.setup.verify import verifier_of
 from mteval.store.cache import refset_name
@@ -90,11 +90,13 @@ def _selected(campaign: Campaign, metrics: str | None, config: str) -> list[str]
 
 
 def common_metrics(selected: Sequence[tuple[str, Sequence[str]]], explicit: bool) -> list[str]:
-    """The metrics of every set (``selected``: each set's name and metrics), in the first set's order;
-    without ``explicit`` (-M), the metrics some set lacks are named in one warning."""
+    """The metrics of every set (``selected``: each set's name and metrics; a metric is matched by the
+    variant it denotes, so ``NIST`` in one set is ``NIST-5`` in another), in the first set's order and
+    spelling; without ``explicit`` (-M), the metrics some set lacks are named in one warning."""
     first = list(selected[0][1])
-    common = [m for m in first if all(m in metrics for _, metrics in selected)]
-    dropped = sorted({m for _, metrics in selected for m in metrics} - set(common))
+    kinds = [{canonical(m) for m in metrics} for _, metrics in selected]
+    common = [m for m in first if all(canonical(m) in kind for kind in kinds)]
+    dropped = sorted({m for _, metrics in selected for m in metrics if canonical(m) not in set(map(canonical, common))})
     if dropped and not explicit:
         LOG.warning(f"global accuracy: left out the metrics some set lacks: {', '.join(dropped)} "
                     f"(the sets have {len(common)} in common)")
@@ -104,10 +106,11 @@ def common_metrics(selected: Sequence[tuple[str, Sequence[str]]], explicit: bool
     return common
 
 
-def read_set(campaign: Campaign, name: str, config: str, judgements: str, metrics: Sequence[str],
+def read_set(campaign: Campaign, name: str, config: str, judgements: str, metrics: dict[str, str],
              options: GlobalOptions) -> TestSet:
-    """The system scores of ``metrics`` and the human system scores of one set (module docstring)."""
-    sel = campaign.selection("sys", list(metrics))
+    """The system scores of ``metrics`` (shown name -> the set's own name of that variant) and the
+    human system scores of one set (module docstring)."""
+    sel = campaign.selection("sys", list(metrics.values()))
     human = read_human(judgements, campaign.texts, options.unknown_systems, options.human_lower_better)
     found = {s: human.system[s] for s in sel.systems if s in human.system}
     if len(found) < 2:
@@ -123,7 +126,7 @@ def read_set(campaign: Campaign, name: str, config: str, judgements: str, metric
         if np.isnan(values).any():
             missing = systems[int(np.flatnonzero(np.isnan(values))[0])]
             raise ConfigError(f"metric {m!r} has no system score for {missing!r}", config)
-    oriented = {m: values if higher_is_better(m) else -values for m, values in scores.items()}
+    oriented = {shown: scores[m] if higher_is_better(m) else -scores[m] for shown, m in metrics.items()}
     return TestSet(name, config, judgements, refset, systems, np.asarray(list(found.values())), oriented)
 
 
@@ -131,13 +134,22 @@ def read_sets(pairs: Sequence[tuple[str, str]], options: GlobalOptions) -> list[
     """Every (config, judgements) set, on the metrics they share (:func:`common_metrics`)."""
     if not pairs:
         raise ConfigError("global accuracy needs at least one CONFIG JUDGEMENTS pair")
-    campaigns = [Campaign.open(config) for config, _ in pairs]
+    campaigns = [_opened(config) for config, _ in pairs]
     names = _names([c.experiment.name for c in campaigns])
     selected = [(name, _selected(c, options.metrics, config)) for name, c, (config, _) in
                 zip(names, campaigns, pairs, strict=True)]
     metrics = common_metrics(selected, options.metrics is not None)
-    return [read_set(c, name, config, judgements, metrics, options)
-            for name, c, (config, judgements) in zip(names, campaigns, pairs, strict=True)]
+    owns = [{canonical(m): m for m in own} for _, own in selected]
+    return [read_set(c, name, config, judgements, {m: own[canonical(m)] for m in metrics}, options)
+            for name, c, own, (config, judgements) in zip(names, campaigns, owns, pairs, strict=True)]
+
+
+def _opened(config: str) -> Campaign:
+    """The campaign of a config, a problem with the file named."""
+    try:
+        return Campaign.open(config)
+    except MtevalError as error:
+        raise ConfigError(error.problem, error.path or config) from None
 
 
 def _names(names: Sequence[str]) -> list[str]:
