@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Campaign", "MissingDependency", "Score", "__version__", "load", "score", "score_systems", "scored",
-           "split_metrics", "to_dataframe"]
+__all__ = ["Campaign", "MissingDependency", "Score", "__version__", "global_accuracy", "load", "score",
+           "score_systems", "scored", "split_metrics", "to_dataframe"]
 _API = frozenset(__all__) - {"__version__"}  # mteval.api's names
 
 if TYPE_CHECKING:  # what type checkers see; at run time :func:`__getattr__` imports them on first use
@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time :func:`__getattr__` imp
         Campaign,
         MissingDependency,
         Score,
+        global_accuracy,
         load,
         score,
         score_systems,

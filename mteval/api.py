@@ -42,8 +42,8 @@ from mteval.io.plain import check_characters, plain_text
 from mteval.io.readers import read_text
 from mteval.metrics import registry
 
-__all__ = ["Campaign", "MissingDependency", "Score", "load", "score", "score_systems", "scored", "split_metrics",
-           "to_dataframe"]
+__all__ = ["Campaign", "MissingDependency", "Score", "global_accuracy", "load", "score", "score_systems", "scored",
+           "split_metrics", "to_dataframe"]
 
 Record = dict[str, Any]
 Source = Sequence[str] | os.PathLike  # a text: its segments, or a file (pathlib.Path)
@@ -112,6 +112,22 @@ def split_metrics(value: str) -> list[str]:
     """Comma-separated metric names; commas inside a registered name (``SP-Op(,)``, ``SR-Or,w-*``)
     kept, the longest such name first."""
     return split_names(value, registry.is_metric)
+
+
+def global_accuracy(sets: Sequence[tuple[str | os.PathLike, str | os.PathLike]], *, metrics: Names = None,
+                    resamples: int = 1000, seed: int = 1234, alpha: float = 0.05, early_stop: str | None = None,
+                    unknown_systems: str = "refuse", human_lower_better: bool = False,
+                    stream: str = "numpy") -> list[Record]:
+    """``mteval global-accuracy``'s records (its ``--json`` rows) for ``(config, judgements)`` sets: the
+    WMT metrics tasks' system-level global pairwise accuracy (Kocmi et al. 2021) and significance
+    ranks, as mt-metrics-eval's ``CompareMetricsWithGlobalAccuracy`` (:mod:`mteval.evaluate.global_accuracy`;
+    ``stream="mtme"``: their random draws, each pair's test seeded with ``seed``)."""
+    from mteval.evaluate.global_accuracy import GlobalOptions
+    from mteval.evaluate.global_accuracy import global_accuracy as compute
+
+    chosen = metrics if metrics is None or isinstance(metrics, str) else ",".join(metrics)
+    options = GlobalOptions(chosen, resamples, seed, alpha, early_stop, unknown_systems, human_lower_better, stream)
+    return compute([(os.fspath(config), os.fspath(judgements)) for config, judgements in sets], options)
 
 
 def to_dataframe(records: Sequence[Mapping[str, Any]]) -> Any:

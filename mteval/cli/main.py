@@ -13,6 +13,8 @@ Examples::
     mteval report configs/example.yaml -assessments data/wmt21-ende-sample/human/mqm.tsv -o report.html
     mteval import-mtme ~/.mt-metrics-eval/mt-metrics-eval-v2 --testset wmt22 --lp en-de --out wmt22-ende
     mteval tune configs/example-docids.yaml --assessments data/wmt21-ruen-sample/human/da.tsv -M BLEU,NIST
+    mteval global-accuracy configs/example.yaml data/wmt21-ende-sample/human/mqm.tsv \\
+        configs/example-docids.yaml data/wmt21-ruen-sample/human/da.tsv -M BLEU,NIST-5
 
 Every command takes --version; every single-dash option longer than one letter also takes two
 dashes (-assessments or --assessments).
@@ -25,6 +27,7 @@ import sys
 import textwrap
 from typing import TYPE_CHECKING
 
+from mteval.cli import global_accuracy as global_accuracy_command
 from mteval.cli import import_mtme
 from mteval.cli import report as report_command
 from mteval.cli import score as score_command
@@ -76,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     tune_command.add_parser(commands)
     report_command.add_parser(commands)
     import_mtme.add_parser(commands)
+    global_accuracy_command.add_parser(commands)
     return finish_parser(parser)  # --version and the -- spelling of single-dash options, everywhere
 
 
@@ -291,6 +295,8 @@ def main(argv: list[str] | None = None) -> int:
         return run_command("mteval", lambda: report_command.run(args))
     if args.command == "import-mtme":
         return run_command("mteval", lambda: import_mtme.run(args))
+    if args.command == "global-accuracy":
+        return run_command("mteval", lambda: global_accuracy_command.run(args))
     return run_command("mteval", lambda: models(args))
 
 

@@ -341,6 +341,28 @@ def write_metric_ranks(rows: list[Record], out: TextIO, ranked: bool) -> None:
     table(["rank", "metric", str(first["correlation"])], body, out, left=2)
 
 
+def write_global_accuracy(records: list[Record], out: TextIO) -> None:
+    """mteval global-accuracy: the metrics best first (rank, metric, global accuracy, agreeing/pairs,
+    each set's accuracy), then the p-values of the tested pairs (row better than column;
+    :mod:`mteval.evaluate.global_accuracy`)."""
+    ranks = [r for r in records if "rank" in r]
+    tests = {str(r["metric"]): r for r in records if "test" in r}
+    sets = str(ranks[0]["sets"]).split(",")
+    first = ranks[0]
+    out.write(f"global accuracy over {len(sets)} set(s) ({', '.join(sets)}); a metric opens a new rank when one of "
+              f"the current rank is better with {first['ranked_by']} p <= {first['alpha']:g}\n")
+    body = [[str(r["rank"]), str(r["metric"]), _fmt(r["score"]), f"{r['agreeing']}/{r['pairs']}",
+             *(_fmt(r[f"accuracy:{s}"]) for s in sets)] for r in ranks]
+    table(["rank", "metric", "accuracy", "pairs", *sets], body, out, left=2)
+    if tests:
+        names = [str(r["metric"]) for r in ranks]
+        trials = max(int(r["trials"]) for r in tests.values())
+        out.write(f"\np-values of 'row is better than column' ({first['ranked_by']}, up to {trials} permutations)\n")
+        rows = [[a, *("" if j <= i else _fmt(tests[f"{a}>{b}"]["p_value"]) for j, b in enumerate(names[1:], 1))]
+                for i, a in enumerate(names[:-1])]
+        table(["", *names[1:]], rows, out)
+
+
 TABLES: dict[str, Callable[[list[Record], TextIO, bool], None]] = {
     "KING": write_king, "JACK": write_jack, "optimizeKING": write_optimization, "significance": write_significance,
     "metric-ranks": write_metric_ranks}
