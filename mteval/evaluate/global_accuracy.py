@@ -68,7 +68,7 @@ class GlobalOptions:
 
 
 @dataclass(frozen=True)
-class TestSet:
+class JudgedSet:
     """One set's system-level scores: ``human`` and each metric's (oriented higher-is-better)
     system scores, aligned with ``systems`` (those with a human score)."""
 
@@ -107,7 +107,7 @@ def common_metrics(selected: Sequence[tuple[str, Sequence[str]]], explicit: bool
 
 
 def read_set(campaign: Campaign, name: str, config: str, judgements: str, metrics: dict[str, str],
-             options: GlobalOptions) -> TestSet:
+             options: GlobalOptions) -> JudgedSet:
     """The system scores of ``metrics`` (shown name -> the set's own name of that variant) and the
     human system scores of one set (module docstring)."""
     sel = campaign.selection("sys", list(metrics.values()))
@@ -127,10 +127,10 @@ def read_set(campaign: Campaign, name: str, config: str, judgements: str, metric
             missing = systems[int(np.flatnonzero(np.isnan(values))[0])]
             raise ConfigError(f"metric {m!r} has no system score for {missing!r}", config)
     oriented = {shown: scores[m] if higher_is_better(m) else -scores[m] for shown, m in metrics.items()}
-    return TestSet(name, config, judgements, refset, systems, np.asarray(list(found.values())), oriented)
+    return JudgedSet(name, config, judgements, refset, systems, np.asarray(list(found.values())), oriented)
 
 
-def read_sets(pairs: Sequence[tuple[str, str]], options: GlobalOptions) -> list[TestSet]:
+def read_sets(pairs: Sequence[tuple[str, str]], options: GlobalOptions) -> list[JudgedSet]:
     """Every (config, judgements) set, on the metrics they share (:func:`common_metrics`)."""
     if not pairs:
         raise ConfigError("global accuracy needs at least one CONFIG JUDGEMENTS pair")
@@ -160,7 +160,7 @@ def _names(names: Sequence[str]) -> list[str]:
     return out
 
 
-def global_accuracy_records(sets: Sequence[TestSet], options: GlobalOptions) -> list[Record]:
+def global_accuracy_records(sets: Sequence[JudgedSet], options: GlobalOptions) -> list[Record]:
     """The records of the module docstring for sets on the same metrics."""
     check_count(options.resamples, "--resamples")
     check_alpha(options.alpha)
@@ -192,7 +192,7 @@ def global_accuracy_records(sets: Sequence[TestSet], options: GlobalOptions) -> 
     return [*ranks, *tests]
 
 
-def _set_accuracy(one: TestSet, metric: str) -> float:
+def _set_accuracy(one: JudgedSet, metric: str) -> float:
     """A metric's pairwise accuracy within one set."""
     agree, pairs = pooled_accuracy_counts(one.human, one.metrics[metric], [len(one.systems)])
     return agree / pairs
