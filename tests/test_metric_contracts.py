@@ -56,6 +56,11 @@ KNOWN: dict[tuple[str, str], str] = {
         "METEOR keeps the first of equally scored references, and that reference's statistics enter "
         "the system aggregate, so the system score depends on reference order (hyp 'The' vs refs "
         "['the', 'the the']: MTR-exact system 0.75 vs 0.62 with the references swapped)"),
+    ("chrF", "order_invariance"): (
+        "sacreBLEU's chrF keeps the first of equally scored references and sums that one's statistics, so "
+        "its system score depends on the order the references are given in (an empty hypothesis line ties "
+        "every reference at 0: tests/test_lex_chrf.py's case scores 71.35 given C, A and 53.84 given A, C); "
+        "mteval follows the given order, as sacreBLEU"),
 }
 # Variants whose reference implementation does not give the bound to an identical pair; identity
 # must still score at least as well as any other hypothesis.

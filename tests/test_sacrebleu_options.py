@@ -30,7 +30,7 @@ def score(family: Any, names: list[str], refs: list[list[str]] = REFS) -> dict[s
 
 
 def test_plain_signatures_are_unchanged_and_parametric_ones_add_their_settings() -> None:
-    assert ChrF().signature("chrF++") == f"metric:chrF++|family:chrF|v:2|case:cs|mteval:{__version__}"
+    assert ChrF().signature("chrF++") == f"metric:chrF++|family:chrF|v:3|case:cs|mteval:{__version__}"
     assert TER().signature("-TER") == f"metric:-TER|family:TER|v:2|case:ci|mteval:{__version__}"
     assert ChrF().signature("chrF(beta=3)").endswith("|beta:3|eps_smoothing:no|whitespace:no")
     assert TER().signature("TER(case_sensitive=yes)") == (
