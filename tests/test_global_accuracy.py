@@ -178,6 +178,7 @@ def test_metrics_some_set_lacks_are_named_or_refused(samples: list[tuple[str, st
     (ende, mqm), (ruen, da) = samples
     more = yaml.safe_load(Path(ende).read_text(encoding="utf-8"))
     more["metrics"] = [*METRICS, "NIST"]  # NIST = NIST-5: computed for en-de only
+    more["cache"] = str(tmp_path / "cache")  # not the fixture's: its NIST files would join the default selection
     extended = tmp_path / "ende-nist.yaml"
     extended.write_text(yaml.safe_dump(more), encoding="utf-8")
     assert run("iqsetup", "-q", str(extended)).returncode == 0
