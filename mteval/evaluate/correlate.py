@@ -61,9 +61,13 @@ from mteval.meta.stats.correlation import STATISTICS, correlate, mean_removed, p
 from mteval.meta.stats.paired import check_alpha, check_count
 from mteval.meta.stats.significance import (
     NO_EARLY_STOP,
+    Comparison,
     EarlyStop,
     bootstrap_ci,
+    bootstrap_draws,
+    draws_per_metric,
     paired_bootstrap,
+    paired_from_draws,
     pairwise_permutation_sig_diff,
     perm_both,
     permutation_sig_diff,
@@ -349,6 +353,21 @@ def significance_records(points: Points, level: str, refset: str, correlation: s
                           "put one first in --corr")
     out: list[Record] = []
     groups = _groups(points, correlation, level, average)
+    boot_draws: dict[str, np.ndarray] = {}
+
+    def paired(a: str, b: str) -> Comparison:
+        """The paired bootstrap of A vs B, each metric's resamples computed once for all its pairs."""
+        if not draws_per_metric(correlation, groups, points.items):
+            return paired_bootstrap(correlation, points.human, points.metrics[a], points.metrics[b],
+                                    points.items, groups, n=n_resamples, seed=seed, thresh=thresh)
+        for m in (a, b):
+            if m not in boot_draws:
+                boot_draws[m] = bootstrap_draws(correlation, points.human, points.metrics[m], points.items, groups,
+                                                n_resamples, seed, thresh)
+        delta = (correlate(correlation, points.human, points.metrics[a], groups, thresh=thresh)
+                 - correlate(correlation, points.human, points.metrics[b], groups, thresh=thresh))
+        return paired_from_draws(delta, boot_draws[a], boot_draws[b])
+
     for a, b in _ordered_pairs(list(points.metrics), pairs):
         perm = perm_both(correlation, points.human, points.metrics[a], points.metrics[b], groups,
                          n=n_resamples, seed=seed, thresh=thresh)
@@ -357,8 +376,7 @@ def significance_records(points: Points, level: str, refset: str, correlation: s
                            correlation=correlation, test="perm-both", p_value=perm.p_value))
         if permutation_only:
             continue
-        boot = paired_bootstrap(correlation, points.human, points.metrics[a], points.metrics[b],
-                                points.items, groups, n=n_resamples, seed=seed, thresh=thresh)
+        boot = paired(a, b)
         out.append(_record(f"bootstrap:{correlation}", refset, label, level, boot.delta,
                            correlation=correlation, test="bootstrap", p_value=boot.p_value,
                            ci_low=boot.low, ci_high=boot.high))

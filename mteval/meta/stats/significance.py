@@ -167,14 +167,33 @@ def paired_bootstrap(name: str, human: np.ndarray, metric_a: np.ndarray, metric_
     taus_b = _group_taus(human, metric_b, groups) if fast and groups is not None else None
     if taus_a is not None and taus_b is not None:  # the same draws as the loop
         counts = _unit_counts(units, n, seed)
-        deltas = list(_weighted_means(counts, taus_a) - _weighted_means(counts, taus_b))
-    else:
-        deltas = [correlate(name, human[i], metric_a[i], g, thresh=thresh)
-                  - correlate(name, human[i], metric_b[i], g, thresh=thresh)
-                  for i, g in _resamples(units, groups, n, seed, f"paired bootstrap {name}")]
-    finite = np.asarray(deltas)[~np.isnan(deltas)]
+        return paired_from_draws(delta, _weighted_means(counts, taus_a), _weighted_means(counts, taus_b), alpha)
+    return paired_from_draws(delta, bootstrap_draws(name, human, metric_a, units, groups, n, seed, thresh),
+                             bootstrap_draws(name, human, metric_b, units, groups, n, seed, thresh), alpha)
+
+
+def bootstrap_draws(name: str, human: np.ndarray, metric: np.ndarray, units: np.ndarray,
+                    groups: np.ndarray | None = None, n: int = 1000, seed: int = 1234,
+                    thresh: float = 25.0) -> np.ndarray:
+    """The statistic in each of the ``n`` resamples of ``units`` drawn from ``seed``: one metric's
+    side of :func:`paired_bootstrap` (every metric drawn from one seed sees the same resamples, so the
+    draws of several metrics can be computed once and paired in any way)."""
+    return np.asarray([correlate(name, human[i], metric[i], g, thresh=thresh)
+                       for i, g in _resamples(units, groups, n, seed, f"paired bootstrap {name}")], dtype=np.float64)
+
+
+def draws_per_metric(name: str, groups: np.ndarray | None, units: np.ndarray) -> bool:
+    """Whether :func:`paired_bootstrap` pairs :func:`bootstrap_draws` (not the per-group tau path)."""
+    return not (groups is not None and _fast_kendall(name, groups, units))
+
+
+def paired_from_draws(delta: float, draws_a: np.ndarray, draws_b: np.ndarray, alpha: float = 0.05) -> Comparison:
+    """:func:`paired_bootstrap`'s result from both metrics' draws on the same resamples: the interval
+    of the differences and the share of finite differences <= 0 (A not better)."""
+    deltas = np.asarray(draws_a) - np.asarray(draws_b)
+    finite = deltas[~np.isnan(deltas)]
     p = float((finite <= 0).mean()) if len(finite) else float("nan")
-    return Comparison(delta, *_percentile(deltas, alpha), p)
+    return Comparison(delta, *_percentile(list(deltas), alpha), p)
 
 
 def perm_both(name: str, human: np.ndarray, metric_a: np.ndarray, metric_b: np.ndarray,
