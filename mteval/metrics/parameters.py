@@ -40,7 +40,8 @@ _YES = {"yes": "yes", "true": "yes", "1": "yes", "on": "yes", "no": "no", "false
 @dataclass(frozen=True)
 class Parameter:
     """One option of a parametric variant: ``kind`` is ``choice`` (one of ``choices``; ``yes``/``no``
-    for a switch), ``int`` or ``float`` (within ``low``..``high``)."""
+    for a switch; ``aliases`` other spellings of a choice, ``(("spm", "flores101"),)``), ``int`` or
+    ``float`` (within ``low``..``high``)."""
 
     name: str
     default: str
@@ -49,6 +50,7 @@ class Parameter:
     low: float | None = None
     high: float | None = None
     help: str = ""
+    aliases: tuple[tuple[str, str], ...] = ()
 
     def normal(self, value: str, metric: str) -> str:
         """``value`` in its one spelling, or a ConfigError naming what is allowed."""
@@ -68,13 +70,16 @@ class Parameter:
             return _YES[value.lower()]
         if value in self.choices:
             return value
+        for alias, choice in self.aliases:
+            if value == alias:
+                return choice
         raise ConfigError(f"metric {quote(metric)}: {self.name}={value} is not one of "
                           f"{', '.join(self.choices)}")
 
     def range(self) -> str:
         """The allowed values in words (for messages and ``mteval metrics --long``)."""
         if self.kind == "choice":
-            return "|".join(self.choices)
+            return "|".join(self.choices) + "".join(f" ({alias}: {choice})" for alias, choice in self.aliases)
         low = "" if self.low is None else f"{self.low:g}"
         high = "" if self.high is None else f"{self.high:g}"
         return f"{self.kind} {low}..{high}"

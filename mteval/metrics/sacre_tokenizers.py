@@ -4,8 +4,10 @@ BLEU's (``sacrebleu/tokenizers/``, selected by ``--tokenize``): ``13a`` (mteval-
 sacreBLEU's own unescaping, ``tokenizer_13a.py``), ``none``, ``intl`` (mteval-v14's international
 rules on Unicode classes, ``tokenizer_intl.py``), ``char`` (every character a token), ``zh`` (Chinese
 characters split, then 13a's rules, ``tokenizer_zh.py``), ``ja-mecab`` and ``ko-mecab`` (MeCab with
-the IPA or mecab-ko dictionary: the extras ``mteval[ja]`` / ``mteval[ko]``). ``flores101``/``flores200``
-(SentencePiece models downloaded by sacreBLEU) are not offered: ``docs/parity.md``.
+the IPA or mecab-ko dictionary: the extras ``mteval[ja]`` / ``mteval[ko]``), ``flores101``, ``flores200``
+and ``spBLEU-1K`` (spBLEU: the pieces of a SentencePiece model, ``tokenizer_spm.py``; the extra
+``mteval[spm]``, the models found or downloaded as :mod:`mteval.metrics.spm_models` says; ``spm`` is
+sacreBLEU's older name of ``flores101``).
 
 TER's (``tokenizer_ter.py``, Snover et al. 2006's tercom ``Normalizer``): :func:`tercom`, with its
 ``normalized``, ``no_punct`` and ``asian_support`` switches.
@@ -23,14 +25,19 @@ from functools import lru_cache
 from typing import Any
 
 from mteval.errors import ConfigError
+from mteval.metrics import spm_models
+from mteval.metrics.spm_models import SPM_ALIASES, SPM_MODELS
 from mteval.metrics.tokenize import regexp_13a, regexp_13a_many
 
-BLEU_TOKENIZERS = ("13a", "none", "intl", "char", "zh", "ja-mecab", "ko-mecab")
+BLEU_TOKENIZERS = ("13a", "none", "intl", "char", "zh", "ja-mecab", "ko-mecab", *SPM_MODELS)
+BLEU_TOKENIZER_ALIASES = SPM_ALIASES
 # Scripts written without spaces between words (first words of their letters' Unicode names) whose words
 # a tokenizer finds: zh spaces Han characters (its ranges hold no kana), ja-mecab segments Japanese,
-# char makes every character a token (None: words never matter); the others split at spaces.
+# char makes every character a token and the SentencePiece ones pieces of any script (None: words never
+# matter); the others split at spaces.
 SEGMENTED_SCRIPTS: dict[str, frozenset[str] | None] = {
-    "zh": frozenset({"CJK"}), "ja-mecab": frozenset({"CJK", "HIRAGANA", "KATAKANA"}), "char": None}
+    "zh": frozenset({"CJK"}), "ja-mecab": frozenset({"CJK", "HIRAGANA", "KATAKANA"}), "char": None,
+    **dict.fromkeys(SPM_MODELS)}
 _CACHE = 1 << 16
 
 # tokenizer_zh.py's _UCODE_RANGES as the single characters its string comparisons accept. Two of its
@@ -134,6 +141,25 @@ def _mecab_tokenizer(name: str) -> Callable[[str], str]:
     return tokenize
 
 
+def _spm_tokenizer(name: str) -> Callable[[str], str]:
+    model = spm_models.processor(name)
+
+    @lru_cache(maxsize=_CACHE)
+    def tokenize(line: str) -> str:
+        """sacreBLEU's SentencePiece tokenisers: the line's pieces."""
+        return " ".join(model.encode(line, out_type=str))
+
+    return tokenize
+
+
+def _spm_tokens(name: str, lines: Sequence[str]) -> list[list[str]]:
+    """The pieces of every line (one call for the distinct lines), split at whitespace as BLEU
+    splits sacreBLEU's joined pieces."""
+    distinct = list(dict.fromkeys(lines))
+    pieces = dict(zip(distinct, spm_models.processor(name).encode(distinct, out_type=str), strict=True))
+    return [" ".join(pieces[line]).split() for line in lines]
+
+
 _BUILTIN: dict[str, Callable[[str], str]] = {
     "13a": tokenize_13a, "none": tokenize_none, "intl": tokenize_intl, "char": tokenize_char, "zh": tokenize_zh,
 }
@@ -142,27 +168,35 @@ _LOADED: dict[str, Callable[[str], str]] = {}
 
 def bleu_tokenizer(name: str) -> Callable[[str], str]:
     """The BLEU tokeniser called ``name`` (one of :data:`BLEU_TOKENIZERS`)."""
+    name = BLEU_TOKENIZER_ALIASES.get(name, name)
     if name in _BUILTIN:
         return _BUILTIN[name]
-    if name not in _MECAB:
+    if name not in _MECAB and name not in SPM_MODELS:
         raise ConfigError(f"unknown tokenizer {name!r}; known: {', '.join(BLEU_TOKENIZERS)}")
     if name not in _LOADED:
-        _LOADED[name] = _mecab_tokenizer(name)
+        _LOADED[name] = _mecab_tokenizer(name) if name in _MECAB else _spm_tokenizer(name)
     return _LOADED[name]
 
 
 def bleu_tokens(name: str, lines: Sequence[str]) -> list[list[str]]:
     """The tokens of every line under the BLEU tokeniser ``name`` (``13a``: all lines at once,
     :func:`~mteval.metrics.tokenize.regexp_13a_many`; the others line by line)."""
+    name = BLEU_TOKENIZER_ALIASES.get(name, name)
     if name == "13a":
         return regexp_13a_many([_unescaped_13a(line) for line in lines])
+    if name in SPM_MODELS:
+        return _spm_tokens(name, lines)
     tokenize = bleu_tokenizer(name)
     return [tokenize(line).split() for line in lines]
 
 
 def bleu_tokenizer_signature(name: str) -> str:
     """What sacreBLEU's signature says of a tokeniser: its name, MeCab's version and dictionary
-    for the MeCab ones (``ja-mecab-0.996-IPA``)."""
+    for the MeCab ones (``ja-mecab-0.996-IPA``); a SentencePiece one's name once ``sentencepiece``
+    is found installed (its model is found or downloaded when first used)."""
+    name = BLEU_TOKENIZER_ALIASES.get(name, name)
+    if name in SPM_MODELS:
+        spm_models.require_sentencepiece(name)
     if name not in _MECAB:
         return name
     return f"{name}-{_mecab(name).version()}{_MECAB[name][4]}"

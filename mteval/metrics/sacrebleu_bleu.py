@@ -6,7 +6,8 @@ counts clipped by the most frequent occurrence in any one reference), ``BP = exp
 ``c < r``, with ``r`` the reference length closest to the hypothesis length (ties: the shorter).
 
 Every option of sacreBLEU's ``BLEU`` is a parameter of the metric name (``mteval.metrics.parameters``):
-``sacreBLEU(tok=intl,smooth=floor,smooth_value=0.2,order=6,eff=yes,lc=yes)``; the plain
+``sacreBLEU(tok=intl,smooth=floor,smooth_value=0.2,order=6,eff=yes,lc=yes)``; spBLEU is
+``sacreBLEU(tok=flores200)`` (or ``flores101``, ``spBLEU-1K``; ``tok=spm`` is ``tok=flores101``); the plain
 ``sacreBLEU`` is sacreBLEU's default (tok 13a, smooth exp, order 4, eff no, mixed case). As in
 ``BLEU.compute_bleu``: no match of any order gives 0 (sacreBLEU's #141, where mteval-v13a's ``BLEU``
 smooths); ``exp`` is mteval's smoothing (an order without matches: precision ``1/(2^k * total)``,
@@ -39,7 +40,13 @@ from mteval.io.corpus import DocumentIndex
 from mteval.metrics.base import MetricInfo, ScoreSet, Side, StatsFamily, scores_from_stats_matrix
 from mteval.metrics.parameters import Parameter
 from mteval.metrics.registry import register
-from mteval.metrics.sacre_tokenizers import BLEU_TOKENIZERS, SEGMENTED_SCRIPTS, bleu_tokenizer_signature, bleu_tokens
+from mteval.metrics.sacre_tokenizers import (
+    BLEU_TOKENIZER_ALIASES,
+    BLEU_TOKENIZERS,
+    SEGMENTED_SCRIPTS,
+    bleu_tokenizer_signature,
+    bleu_tokens,
+)
 from mteval.metrics.segment_cache import SegmentCache
 
 SACREBLEU_VERSION = "2.6.0"
@@ -209,7 +216,8 @@ class SacreBleu(StatsFamily):
     family = "sacreBLEU"
     variants = ("sacreBLEU",)
     parameters: ClassVar[dict[str, Parameter]] = {
-        "tok": Parameter("tok", "13a", choices=BLEU_TOKENIZERS, help="tokeniser (sacreBLEU --tokenize)"),
+        "tok": Parameter("tok", "13a", choices=BLEU_TOKENIZERS, help="tokeniser (sacreBLEU --tokenize)",
+                         aliases=tuple(BLEU_TOKENIZER_ALIASES.items())),
         "smooth": Parameter("smooth", "exp", choices=("exp", "floor", "add-k", "none"),
                             help="smoothing (sacreBLEU --smooth-method)"),
         "smooth_value": Parameter("smooth_value", "nan", kind="float", low=0,
