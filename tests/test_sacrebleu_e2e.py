@@ -78,7 +78,8 @@ def test_mteval_metrics_lists_the_parameters() -> None:
     long = run("mteval", "metrics", "--long").stdout.splitlines()
     at = long.index("sacreBLEU: sacreBLEU")
     assert long[at + 1] == "  parameters of sacreBLEU, as NAME(key=value,...):"
-    assert long[at + 2].split()[:4] == ["tok", "13a|none|intl|char|zh|ja-mecab|ko-mecab", "default", "13a"]
+    assert long[at + 2].split()[:6] == ["tok", "13a|none|intl|char|zh|ja-mecab|ko-mecab|flores101|flores200|spBLEU-1K",
+                                        "(spm:", "flores101)", "default", "13a"]
     assert any(line.split()[:4] == ["beta", "int", "1..", "default"] for line in long)
     named = run("mteval", "metrics", "chrF(beta=3)", "sacreBLEU(order=2,tok=intl)")
     assert named.stdout.splitlines() == [

@@ -137,8 +137,9 @@ def test_canonical_names() -> None:
     assert registry.canonical("-TER(normalized=1)") == "-TER(normalized=yes)"
     with pytest.raises(ConfigError, match="order=7 is outside int 1..6"):
         registry.expand(["sacreBLEU(order=7)"])
-    with pytest.raises(ConfigError, match="tok=flores200 is not one of 13a, none, intl"):
-        registry.expand(["sacreBLEU(tok=flores200)"])
+    with pytest.raises(ConfigError, match=r"tok=moses is not one of 13a, none, intl, .*, spBLEU-1K \(or spm\)$"):
+        registry.expand(["sacreBLEU(tok=moses)"])
+    assert registry.canonical("sacreBLEU(tok=spm)") == "sacreBLEU(tok=flores101)"  # sacreBLEU's older name
 
 
 def test_each_variant_reads_its_own_statistics_columns() -> None:

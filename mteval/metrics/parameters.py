@@ -73,8 +73,9 @@ class Parameter:
         for alias, choice in self.aliases:
             if value == alias:
                 return choice
+        aliases = f" (or {', '.join(alias for alias, _ in self.aliases)})" if self.aliases else ""
         raise ConfigError(f"metric {quote(metric)}: {self.name}={value} is not one of "
-                          f"{', '.join(self.choices)}")
+                          f"{', '.join(self.choices)}{aliases}")
 
     def range(self) -> str:
         """The allowed values in words (for messages and ``mteval metrics --long``)."""
