@@ -137,7 +137,7 @@ def test_unsegmented_references(tmp_path: Path, references: list[str], scripts: 
      "chrF; CER; DP-HWCM_w-4; rouge1", None),  # rouge1: its ASCII tokenizer has a warning of its own
     (JAPANESE, "sacreBLEU(tok=zh); TER(normalized=yes,asian_support=yes); sacreBLEU(tok=ja-mecab); chrF",
      "sacreBLEU(tok=zh), TER(normalized=yes,asian_support=yes)"),  # zh's tokenizer and tercom's leave kana runs whole
-    (THAI, "sacreBLEU(tok=zh); sacreBLEU(tok=char); CER", "sacreBLEU(tok=zh)"),
+    (THAI, "sacreBLEU(tok=zh); sacreBLEU(tok=char); CER; sacreBLEU(tok=flores200)", "sacreBLEU(tok=zh)"),
     (segmented(CHINESE), "BLEU-4; -TER", None),
 ])
 def test_word_metrics_are_warned_about_unsegmented_references(tmp_path: Path, references: list[str], metrics: str,

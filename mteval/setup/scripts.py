@@ -215,8 +215,8 @@ def _unspaced_line(variants: list[str], found: Unsegmented, shown: int = 6) -> s
         instead = "sacreBLEU(tok=zh), TER(normalized=yes,asian_support=yes), chrF"
     elif found.scripts <= {"CJK", "HIRAGANA", "KATAKANA"}:
         instead = "sacreBLEU(tok=ja-mecab) (pip install 'mteval[ja]'), chrF"
-    else:
-        instead = "chrF, CER"
+    else:  # spBLEU: FLORES' SentencePiece pieces, trained on 200 languages' scripts
+        instead = "sacreBLEU(tok=flores200) (spBLEU; pip install 'mteval[spm]'), chrF, CER"
     return (f"{listed}: {100 * found.share:.0f}% of the references' letters are {scripts}, written without spaces "
             f"between words ({found.run:.0f} letters a whitespace token on average), which these metrics' "
             f"tokenizers do not split into words: a word is then a whole phrase and their scores say little; use "
