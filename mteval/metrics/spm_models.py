@@ -22,6 +22,7 @@ the URL and the path where the file can be put by hand (:class:`~mteval.errors.C
 from __future__ import annotations
 
 import http.client
+import logging
 import os
 import tempfile
 import urllib.request
@@ -33,6 +34,7 @@ from typing import Any
 
 from mteval.errors import ConfigError
 
+LOG = logging.getLogger(__name__)
 EXTRA = "spm"
 DOWNLOAD_TIMEOUT = 60.0  # seconds without an answer before a download is given up
 
@@ -104,6 +106,7 @@ def download(model: SpmModel, url: str, target: Path) -> None:
     except OSError as exc:
         raise ConfigError(f"tokenizer {model.name}: cannot write its SentencePiece model to {target} "
                           f"({_reason(exc)}); download {url} by hand into a folder named by $MTEVAL_SPM_DIR") from None
+    LOG.info("downloading %s to %s", url, target)
     try:
         with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as answer:
             while block := answer.read(1 << 20):
