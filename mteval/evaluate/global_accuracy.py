@@ -130,18 +130,37 @@ def read_set(campaign: Campaign, name: str, config: str, judgements: str, metric
     return JudgedSet(name, config, judgements, refset, systems, np.asarray(list(found.values())), oriented)
 
 
-def read_sets(pairs: Sequence[tuple[str, str]], options: GlobalOptions) -> list[JudgedSet]:
-    """Every (config, judgements) set, on the metrics they share (:func:`common_metrics`)."""
+@dataclass(frozen=True)
+class OpenedSet:
+    """One (config, judgements) set opened: its name, campaign and ``metrics`` (shown name -> the set's
+    own name of that variant)."""
+
+    name: str
+    config: str
+    judgements: str
+    campaign: Campaign
+    metrics: dict[str, str]
+
+
+def open_sets(pairs: Sequence[tuple[str, str]], metrics: str | None) -> list[OpenedSet]:
+    """Every (config, judgements) set opened, on the metrics they share (:func:`common_metrics`;
+    ``metrics``: -M)."""
     if not pairs:
-        raise ConfigError("global accuracy needs at least one CONFIG JUDGEMENTS pair")
+        raise ConfigError("give at least one CONFIG JUDGEMENTS pair")
     campaigns = [_opened(config) for config, _ in pairs]
     names = _names([c.experiment.name for c in campaigns])
-    selected = [(name, _selected(c, options.metrics, config)) for name, c, (config, _) in
+    selected = [(name, _selected(c, metrics, config)) for name, c, (config, _) in
                 zip(names, campaigns, pairs, strict=True)]
-    metrics = common_metrics(selected, options.metrics is not None)
+    shared = common_metrics(selected, metrics is not None)
     owns = [{canonical(m): m for m in own} for _, own in selected]
-    return [read_set(c, name, config, judgements, {m: own[canonical(m)] for m in metrics}, options)
+    return [OpenedSet(name, config, judgements, c, {m: own[canonical(m)] for m in shared})
             for name, c, own, (config, judgements) in zip(names, campaigns, owns, pairs, strict=True)]
+
+
+def read_sets(pairs: Sequence[tuple[str, str]], options: GlobalOptions) -> list[JudgedSet]:
+    """Every (config, judgements) set, on the metrics they share (:func:`common_metrics`)."""
+    return [read_set(o.campaign, o.name, o.config, o.judgements, o.metrics, options)
+            for o in open_sets(pairs, options.metrics)]
 
 
 def _opened(config: str) -> Campaign:
