@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 __all__ = ["Campaign", "MissingDependency", "Score", "__version__", "global_accuracy", "load", "score",
-           "score_systems", "scored", "split_metrics", "to_dataframe"]
+           "score_systems", "scored", "split_metrics", "to_dataframe", "wmt_ranking"]
 _API = frozenset(__all__) - {"__version__"}  # mteval.api's names
 
 if TYPE_CHECKING:  # what type checkers see; at run time :func:`__getattr__` imports them on first use
@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time :func:`__getattr__` imp
         scored,
         split_metrics,
         to_dataframe,
+        wmt_ranking,
     )
 
 

@@ -43,7 +43,7 @@ from mteval.io.readers import read_text
 from mteval.metrics import registry
 
 __all__ = ["Campaign", "MissingDependency", "Score", "global_accuracy", "load", "score", "score_systems", "scored",
-           "split_metrics", "to_dataframe"]
+           "split_metrics", "to_dataframe", "wmt_ranking"]
 
 Record = dict[str, Any]
 Source = Sequence[str] | os.PathLike  # a text: its segments, or a file (pathlib.Path)
@@ -127,6 +127,24 @@ def global_accuracy(sets: Sequence[tuple[str | os.PathLike, str | os.PathLike]],
 
     chosen = metrics if metrics is None or isinstance(metrics, str) else ",".join(metrics)
     options = GlobalOptions(chosen, resamples, seed, alpha, early_stop, unknown_systems, human_lower_better, stream)
+    return compute([(os.fspath(config), os.fspath(judgements)) for config, judgements in sets], options)
+
+
+def wmt_ranking(sets: Sequence[tuple[str | os.PathLike, str | os.PathLike]], *, tasks: str = "wmt23",
+                metrics: Names = None, resamples: int = 1000, seed: int = 1234, alpha: float = 0.05,
+                early_stop: str | None = None, unknown_systems: str = "refuse", human_lower_better: bool = False,
+                stream: str = "numpy") -> list[Record]:
+    """``mteval wmt-ranking``'s records (its ``--json`` rows) for ``(config, judgements)`` sets: the
+    WMT23 or WMT24 metrics tasks' overall ranking (Freitag et al. 2023, 2024; ``tasks``), a weighted
+    average of normalised task results with significance clusters from the tasks' permutation draws, as
+    mt-metrics-eval's ``TaskSet`` / ``AverageCorrMatrix`` (:mod:`mteval.evaluate.wmt_ranking`;
+    ``stream="mtme"``: their random draws, each test seeded with ``seed``, and their tie calibration)."""
+    from mteval.evaluate.wmt_ranking import RankingOptions
+    from mteval.evaluate.wmt_ranking import wmt_ranking as compute
+
+    chosen = metrics if metrics is None or isinstance(metrics, str) else ",".join(metrics)
+    options = RankingOptions(tasks, chosen, resamples, seed, alpha, early_stop, unknown_systems, human_lower_better,
+                             stream)
     return compute([(os.fspath(config), os.fspath(judgements)) for config, judgements in sets], options)
 
 

@@ -15,6 +15,8 @@ Examples::
     mteval tune configs/example-docids.yaml --assessments data/wmt21-ruen-sample/human/da.tsv -M BLEU,NIST
     mteval global-accuracy configs/example.yaml data/wmt21-ende-sample/human/mqm.tsv \\
         configs/example-docids.yaml data/wmt21-ruen-sample/human/da.tsv -M BLEU,NIST-5
+    mteval wmt-ranking --tasks wmt24 configs/example.yaml data/wmt21-ende-sample/human/mqm.tsv \\
+        configs/example-docids.yaml data/wmt21-ruen-sample/human/da.tsv -M BLEU,NIST-5
 
 Every command takes --version; every single-dash option longer than one letter also takes two
 dashes (-assessments or --assessments).
@@ -32,6 +34,7 @@ from mteval.cli import import_mtme
 from mteval.cli import report as report_command
 from mteval.cli import score as score_command
 from mteval.cli import tune as tune_command
+from mteval.cli import wmt_ranking as wmt_ranking_command
 from mteval.cli.common import finish_parser, run_command, verbatim_values
 
 if TYPE_CHECKING:
@@ -80,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     report_command.add_parser(commands)
     import_mtme.add_parser(commands)
     global_accuracy_command.add_parser(commands)
+    wmt_ranking_command.add_parser(commands)
     return finish_parser(parser)  # --version and the -- spelling of single-dash options, everywhere
 
 
@@ -297,6 +301,8 @@ def main(argv: list[str] | None = None) -> int:
         return run_command("mteval", lambda: import_mtme.run(args))
     if args.command == "global-accuracy":
         return run_command("mteval", lambda: global_accuracy_command.run(args))
+    if args.command == "wmt-ranking":
+        return run_command("mteval", lambda: wmt_ranking_command.run(args))
     return run_command("mteval", lambda: models(args))
 
 

@@ -363,6 +363,34 @@ def write_global_accuracy(records: list[Record], out: TextIO) -> None:
         table(["", *names[1:]], rows, out)
 
 
+def write_wmt_ranking(records: list[Record], out: TextIO) -> None:
+    """mteval wmt-ranking: the tasks, the metrics best first (rank, metric, average, each task's value
+    with its rank in brackets, as WMT's tables), then the p-values of the averages (row better than
+    column; :mod:`mteval.evaluate.wmt_ranking`)."""
+    ranks = [r for r in records if r.get("table") == "metric-ranks"]
+    tasks = [r for r in records if r.get("table") == "wmt-tasks"]
+    tests = {str(r["metric"]): r for r in records if "test" in r}
+    first = ranks[0]
+    out.write(f"{str(first['correlation']).upper()} ranking over {len(first['sets'].split(','))} set(s) "
+              f"({first['sets'].replace(',', ', ')}): weighted average of the task values normalised to [0, 1]; "
+              f"a metric opens a new rank when one of the current rank is better with p <= {first['alpha']:g} "
+              "(the tasks' permutation draws, averaged)\n")
+    table(["task", "level", "statistic", "sets", "weight", "range", "test"],
+          [[str(t["target"]), str(t["level"]), str(t["statistic"]), str(t["sets"]), _fmt(t["score"]),
+            f"[{t['low']:g}, {t['high']:g}]", f"{t['ranked_by']} ({t['trials']})"] for t in tasks], out, left=5)
+    out.write("\n")
+    keys = [str(t["target"]) for t in tasks]
+    body = [[str(r["rank"]), str(r["metric"]), _fmt(r["score"]),
+             *(f"{_fmt(r[k])} ({r[f'rank:{k}']})" for k in keys)] for r in ranks]
+    table(["rank", "metric", "average", *keys], body, out, left=2)
+    if tests:
+        names = [str(r["metric"]) for r in ranks]
+        out.write(f"\np-values of 'row is better than column' ({first['ranked_by']})\n")
+        rows = [[a, *("" if j <= i else _fmt(tests[f"{a}>{b}"]["p_value"]) for j, b in enumerate(names[1:], 1))]
+                for i, a in enumerate(names[:-1])]
+        table(["", *names[1:]], rows, out)
+
+
 TABLES: dict[str, Callable[[list[Record], TextIO, bool], None]] = {
     "KING": write_king, "JACK": write_jack, "optimizeKING": write_optimization, "significance": write_significance,
     "metric-ranks": write_metric_ranks}
