@@ -34,7 +34,7 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("sets", nargs="+", metavar="CONFIG JUDGEMENTS",
                         help="pairs: an experiment file and its human judgements ('system segment score' TSV or "
                              "Asiya CSV, with segment rows)")
-    parser.add_argument("--tasks", default="wmt23", choices=("wmt23", "wmt24"), help="the task set (wmt23)")
+    parser.add_argument("--tasks", default="wmt23", metavar="wmt23|wmt24", help="the task set (wmt23)")
     parser.add_argument("-M", dest="metrics", help="metrics: a set name or comma-separated (default: those every "
                                                    "set has; the others are named in a warning)")
     parser.add_argument("--resamples", type=int, default=1000, help="permutations per task and pair of metrics "
