@@ -167,3 +167,61 @@ def test_bad_input_is_one_line(samples: list[tuple[str, str]], tmp_path: Path) -
 # ---- real data: WMT21 MQM (zh-en, en-de, en-ru), numbers checked against mt-metrics-eval ----
 
 REAL = SHARED / "data"
+REAL_METRICS = ["BLEU", "chrF", "-TER", "NIST"]
+
+
+def _mqm_tsv(source: Path, target: Path, rename: dict[str, str]) -> Path:
+    """Google's ``system<TAB>score seg_id`` MQM file as ``system segment score`` rows (None: not rated)."""
+    rows = ["system\tsegment\tscore"]
+    for line in source.read_text(encoding="utf-8").splitlines()[1:]:
+        system, score, segment = line.replace("\t", " ").split()
+        if score != "None":
+            rows.append(f"{rename.get(system, system)}\t{segment}\t{score}")
+    target.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return target
+
+
+def _real_set(tmp: Path, folder: str, lang: str, source: str, refs: list[str], systems: list[str]) -> Path:
+    """A WMT21 test set of ../shared/data scored with :data:`REAL_METRICS` by iqsetup: the experiment file."""
+    import yaml
+
+    tmp.mkdir()
+    config = {"name": folder, "cache": str(tmp / "cache"), "language": lang, "source": str(REAL / folder / source),
+              "references": {r: str(REAL / folder / "refs" / f"{r}.{lang}") for r in refs},
+              "systems": {s: str(REAL / folder / "sys" / f"{s}.{lang}") for s in systems}, "metrics": REAL_METRICS}
+    path = tmp / f"{folder}.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    done = run("iqsetup", "-q", str(path))
+    assert done.returncode == 0, done.stderr
+    return path
+
+
+@pytest.mark.slow  # iqsetup of four metrics on three WMT21 test sets and 10 tasks x 6 pairs x 100 draws: minutes
+@pytest.mark.skipif(not (REAL / "wmt21-enru").is_dir(), reason="needs ../shared/data (WMT21 zh-en, en-de, en-ru)")
+def test_wmt21_mqm_wmt23_ranking_as_mt_metrics_eval(tmp_path: Path) -> None:
+    zhen = _real_set(tmp_path / "zhen", "wmt21-zhen", "en", "src.zh", ["A"],
+                     ["Borderline", "DIDI-NLP", "Facebook-AI", "IIE-MT", "MiSS", "NiuTrans", "Online-W", "SMU"])
+    ende = _real_set(tmp_path / "ende", "wmt21-ende", "de", "src.en", ["A", "C", "D"],
+                     ["Facebook-AI", "HuaweiTSC", "NVIDIA-NeMo", "Online-W", "UEdin", "VolcTrans-AT",
+                      "VolcTrans-GLAT", "eTranslation"])
+    enru = _real_set(tmp_path / "enru", "wmt21-enru", "ru", "src.en", ["A"],  # reference B: lines 743-753 shifted
+                     ["Facebook-AI", "Manifold", "Nemo", "NiuTrans", "Online-A", "Online-B", "Online-G", "Online-W",
+                      "Online-Y"])
+    sets = [(zhen, _mqm_tsv(REAL / "wmt21-zhen/human/mqm_newstest2021_zhen.avg_seg_scores.tsv",
+                            tmp_path / "zhen.tsv", {})),
+            (ende, _mqm_tsv(REAL / "wmt21-ende/human/mqm_newstest2021_ende.avg_seg_scores.tsv",
+                            tmp_path / "ende.tsv", {"Nemo": "NVIDIA-NeMo"})),
+            (enru, REAL / "wmt21-enru/human/mqm.seg.tsv")]
+    records = mteval.wmt_ranking(sets, unknown_systems="skip", stream="mtme", seed=1234, resamples=100)
+    # mt-metrics-eval 68a481a: TaskResults from their CompareMetrics* on the same scores (np.random.seed(1234)
+    # before each permutation test), WMT23(['en-de', 'he-en', 'zh-en'], k=100) weights, AverageCorrMatrix:
+    # averages and ranks below, every task value, rank, p-value and draw bit-equal (one-off check)
+    ranked = [(r["metric"], round(r["score"], 5), r["rank"]) for r in records if r.get("table") == "metric-ranks"]
+    assert ranked == [("chrF", 0.69279, 1), ("BLEU", 0.68787, 1), ("NIST", 0.67098, 1), ("-TER", 0.65399, 2)]
+    p = {r["metric"]: r["p_value"] for r in records if "test" in r}
+    assert p == {"chrF>BLEU": 0.41, "chrF>NIST": 0.15, "chrF>-TER": 0.06, "BLEU>NIST": 0.17, "BLEU>-TER": 0.01,
+                 "NIST>-TER": 0.16}
+    chrf = next(r for r in records if r["metric"] == "chrF")
+    assert [round(chrf[f"task{k}"], 4) for k in range(1, 11)] == [0.7826, 0.7558, 0.2099, 0.4320, 0.7247, 0.1639,
+                                                                  0.4659, 0.9032, 0.2663, 0.5558]
+    assert [chrf[f"rank:task{k}"] for k in range(1, 11)] == [1, 1, 1, 1, 2, 1, 1, 1, 1, 1]
