@@ -3,7 +3,7 @@
 # PYTHON, reused while current: docs/install.md); VENV= installs into PYTHON's own environment.
 PYTHON ?= python3
 VENV ?= .venv
-EXTRAS ?= syntax,test,dask,models,ru,fr
+EXTRAS ?= syntax,test,dask,models,ru,fr,spm
 HOST_PYTHON := $(PYTHON)
 ifneq ($(strip $(VENV)),)
 override PYTHON := $(abspath $(VENV))/bin/python
