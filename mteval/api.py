@@ -143,8 +143,8 @@ def wmt_ranking(sets: Sequence[tuple[str | os.PathLike, str | os.PathLike]], *, 
     from mteval.evaluate.wmt_ranking import wmt_ranking as compute
 
     chosen = metrics if metrics is None or isinstance(metrics, str) else ",".join(metrics)
-    options = RankingOptions(tasks, chosen, resamples, seed, alpha, early_stop, unknown_systems, human_lower_better,
-                             stream)
+    options = RankingOptions(chosen, resamples, seed, alpha, early_stop, unknown_systems, human_lower_better, stream,
+                             tasks=tasks)
     return compute([(os.fspath(config), os.fspath(judgements)) for config, judgements in sets], options)
 
 

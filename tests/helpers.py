@@ -136,3 +136,47 @@ def _without_writer(path: Path) -> bytes:
     if path.name != ".stamps.json":
         return data
     return re.sub(rb'"(writer|check)": "[^"]*"', rb'"\1": "-"', data)
+
+
+WMT21_MQM_SETS = {  # folder: (language, source, references (en-ru's B is shifted at lines 743-753), systems)
+    "wmt21-zhen": ("en", "src.zh", ["A"],
+                   ["Borderline", "DIDI-NLP", "Facebook-AI", "IIE-MT", "MiSS", "NiuTrans", "Online-W", "SMU"]),
+    "wmt21-ende": ("de", "src.en", ["A", "C", "D"],
+                   ["Facebook-AI", "HuaweiTSC", "NVIDIA-NeMo", "Online-W", "UEdin", "VolcTrans-AT", "VolcTrans-GLAT",
+                    "eTranslation"]),
+    "wmt21-enru": ("ru", "src.en", ["A"],
+                   ["Facebook-AI", "Manifold", "Nemo", "NiuTrans", "Online-A", "Online-B", "Online-G", "Online-W",
+                    "Online-Y"]),
+}
+
+
+def _mqm_tsv(source: Path, target: Path, rename: dict[str, str]) -> Path:
+    """Google's ``system<TAB>score seg_id`` MQM file as ``system segment score`` rows (None: not rated)."""
+    rows = ["system\tsegment\tscore"]
+    for line in source.read_text(encoding="utf-8").splitlines()[1:]:
+        system, score, segment = line.replace("\t", " ").split()
+        if score != "None":
+            rows.append(f"{rename.get(system, system)}\t{segment}\t{score}")
+    target.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return target
+
+
+def wmt21_mqm_sets(data: Path, tmp: Path, metrics: Sequence[str], enru: str = "seg") -> list[tuple[Path, Path]]:
+    """(experiment, MQM judgements) of WMT21 zh-en, en-de and en-ru in ``data`` (../shared/data), each
+    scored with ``metrics`` by ``iqsetup -q`` in ``tmp``; en-ru's judgements at ``enru`` level (seg or sys)."""
+    configs = {}
+    for folder, (lang, source, refs, systems) in WMT21_MQM_SETS.items():
+        (tmp / folder).mkdir(parents=True)
+        config = {"name": folder, "cache": str(tmp / folder / "cache"), "language": lang,
+                  "source": str(data / folder / source),
+                  "references": {r: str(data / folder / "refs" / f"{r}.{lang}") for r in refs},
+                  "systems": {s: str(data / folder / "sys" / f"{s}.{lang}") for s in systems}, "metrics": list(metrics)}
+        configs[folder] = tmp / folder / f"{folder}.yaml"
+        configs[folder].write_text(yaml.safe_dump(config), encoding="utf-8")
+        done = run("iqsetup", "-q", str(configs[folder]))
+        assert done.returncode == 0, done.stderr
+    return [(configs["wmt21-zhen"], _mqm_tsv(data / "wmt21-zhen/human/mqm_newstest2021_zhen.avg_seg_scores.tsv",
+                                             tmp / "zhen.tsv", {})),
+            (configs["wmt21-ende"], _mqm_tsv(data / "wmt21-ende/human/mqm_newstest2021_ende.avg_seg_scores.tsv",
+                                             tmp / "ende.tsv", {"Nemo": "NVIDIA-NeMo"})),
+            (configs["wmt21-enru"], data / f"wmt21-enru/human/mqm.{enru}.tsv")]

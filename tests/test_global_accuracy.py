@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import yaml
 from conftest import SHARED
-from helpers import ENDE, RUEN, ende_config, ruen_experiment, run
+from helpers import ENDE, RUEN, ende_config, ruen_experiment, run, wmt21_mqm_sets
 
 import mteval
 from mteval.errors import MtevalError
@@ -220,46 +220,10 @@ def test_bad_input_is_one_line(samples: list[tuple[str, str]], tmp_path: Path) -
 REAL = SHARED / "data"
 
 
-def _mqm_tsv(source: Path, target: Path, rename: dict[str, str]) -> Path:
-    """Google's ``system<TAB>score seg_id`` MQM file as ``system segment score`` rows (None: not rated)."""
-    rows = ["system\tsegment\tscore"]
-    for line in source.read_text(encoding="utf-8").splitlines()[1:]:
-        system, score, segment = line.replace("\t", " ").split()
-        if score != "None":
-            rows.append(f"{rename.get(system, system)}\t{segment}\t{score}")
-    target.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    return target
-
-
-def _real_set(tmp: Path, folder: str, lang: str, source: str, refs: list[str], systems: list[str]) -> Path:
-    """A WMT21 test set of ../shared/data scored with :data:`METRICS` by iqsetup: the experiment file."""
-    tmp.mkdir()
-    config = {"name": folder, "cache": str(tmp / "cache"), "language": lang, "source": str(REAL / folder / source),
-              "references": {r: str(REAL / folder / "refs" / f"{r}.{lang}") for r in refs},
-              "systems": {s: str(REAL / folder / "sys" / f"{s}.{lang}") for s in systems}, "metrics": METRICS}
-    path = tmp / f"{folder}.yaml"
-    path.write_text(yaml.safe_dump(config), encoding="utf-8")
-    done = run("iqsetup", "-q", str(path))
-    assert done.returncode == 0, done.stderr
-    return path
-
-
 @pytest.mark.slow  # iqsetup of BLEU, chrF and TER on three WMT21 test sets: ~90 s on two cores
 @pytest.mark.skipif(not (REAL / "wmt21-enru").is_dir(), reason="needs ../shared/data (WMT21 zh-en, en-de, en-ru)")
 def test_wmt21_mqm_global_accuracy_as_mt_metrics_eval(tmp_path: Path) -> None:
-    zhen = _real_set(tmp_path / "zhen", "wmt21-zhen", "en", "src.zh", ["A"],
-                     ["Borderline", "DIDI-NLP", "Facebook-AI", "IIE-MT", "MiSS", "NiuTrans", "Online-W", "SMU"])
-    ende = _real_set(tmp_path / "ende", "wmt21-ende", "de", "src.en", ["A", "C", "D"],
-                     ["Facebook-AI", "HuaweiTSC", "NVIDIA-NeMo", "Online-W", "UEdin", "VolcTrans-AT",
-                      "VolcTrans-GLAT", "eTranslation"])
-    enru = _real_set(tmp_path / "enru", "wmt21-enru", "ru", "src.en", ["A"],
-                     ["Facebook-AI", "Manifold", "Nemo", "NiuTrans", "Online-A", "Online-B", "Online-G", "Online-W",
-                      "Online-Y"])
-    sets = [(zhen, _mqm_tsv(REAL / "wmt21-zhen/human/mqm_newstest2021_zhen.avg_seg_scores.tsv",
-                            tmp_path / "zhen.tsv", {})),
-            (ende, _mqm_tsv(REAL / "wmt21-ende/human/mqm_newstest2021_ende.avg_seg_scores.tsv",
-                            tmp_path / "ende.tsv", {"Nemo": "NVIDIA-NeMo"})),
-            (enru, REAL / "wmt21-enru/human/mqm.sys.tsv")]
+    sets = wmt21_mqm_sets(REAL, tmp_path, METRICS, enru="sys")
     records = mteval.global_accuracy(sets, unknown_systems="skip", stream="mtme", seed=1234)
     ranked = [(r["metric"], r["agreeing"], r["pairs"], r["rank"]) for r in records if "rank" in r]
     # mt-metrics-eval 68a481a CompareMetricsWithGlobalAccuracy on the same system scores, np.random.seed(1234)

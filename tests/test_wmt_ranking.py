@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import scipy.stats
 from conftest import SHARED
-from helpers import ENDE, RUEN, ende_config, ruen_experiment, run
+from helpers import ENDE, RUEN, ende_config, ruen_experiment, run, wmt21_mqm_sets
 
 import mteval
 from mteval.evaluate.campaign import Campaign
@@ -170,48 +170,10 @@ REAL = SHARED / "data"
 REAL_METRICS = ["BLEU", "chrF", "-TER", "NIST"]
 
 
-def _mqm_tsv(source: Path, target: Path, rename: dict[str, str]) -> Path:
-    """Google's ``system<TAB>score seg_id`` MQM file as ``system segment score`` rows (None: not rated)."""
-    rows = ["system\tsegment\tscore"]
-    for line in source.read_text(encoding="utf-8").splitlines()[1:]:
-        system, score, segment = line.replace("\t", " ").split()
-        if score != "None":
-            rows.append(f"{rename.get(system, system)}\t{segment}\t{score}")
-    target.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    return target
-
-
-def _real_set(tmp: Path, folder: str, lang: str, source: str, refs: list[str], systems: list[str]) -> Path:
-    """A WMT21 test set of ../shared/data scored with :data:`REAL_METRICS` by iqsetup: the experiment file."""
-    import yaml
-
-    tmp.mkdir()
-    config = {"name": folder, "cache": str(tmp / "cache"), "language": lang, "source": str(REAL / folder / source),
-              "references": {r: str(REAL / folder / "refs" / f"{r}.{lang}") for r in refs},
-              "systems": {s: str(REAL / folder / "sys" / f"{s}.{lang}") for s in systems}, "metrics": REAL_METRICS}
-    path = tmp / f"{folder}.yaml"
-    path.write_text(yaml.safe_dump(config), encoding="utf-8")
-    done = run("iqsetup", "-q", str(path))
-    assert done.returncode == 0, done.stderr
-    return path
-
-
 @pytest.mark.slow  # iqsetup of four metrics on three WMT21 test sets and 10 tasks x 6 pairs x 100 draws: minutes
 @pytest.mark.skipif(not (REAL / "wmt21-enru").is_dir(), reason="needs ../shared/data (WMT21 zh-en, en-de, en-ru)")
 def test_wmt21_mqm_wmt23_ranking_as_mt_metrics_eval(tmp_path: Path) -> None:
-    zhen = _real_set(tmp_path / "zhen", "wmt21-zhen", "en", "src.zh", ["A"],
-                     ["Borderline", "DIDI-NLP", "Facebook-AI", "IIE-MT", "MiSS", "NiuTrans", "Online-W", "SMU"])
-    ende = _real_set(tmp_path / "ende", "wmt21-ende", "de", "src.en", ["A", "C", "D"],
-                     ["Facebook-AI", "HuaweiTSC", "NVIDIA-NeMo", "Online-W", "UEdin", "VolcTrans-AT",
-                      "VolcTrans-GLAT", "eTranslation"])
-    enru = _real_set(tmp_path / "enru", "wmt21-enru", "ru", "src.en", ["A"],  # reference B: lines 743-753 shifted
-                     ["Facebook-AI", "Manifold", "Nemo", "NiuTrans", "Online-A", "Online-B", "Online-G", "Online-W",
-                      "Online-Y"])
-    sets = [(zhen, _mqm_tsv(REAL / "wmt21-zhen/human/mqm_newstest2021_zhen.avg_seg_scores.tsv",
-                            tmp_path / "zhen.tsv", {})),
-            (ende, _mqm_tsv(REAL / "wmt21-ende/human/mqm_newstest2021_ende.avg_seg_scores.tsv",
-                            tmp_path / "ende.tsv", {"Nemo": "NVIDIA-NeMo"})),
-            (enru, REAL / "wmt21-enru/human/mqm.seg.tsv")]
+    sets = wmt21_mqm_sets(REAL, tmp_path, REAL_METRICS, enru="seg")
     records = mteval.wmt_ranking(sets, unknown_systems="skip", stream="mtme", seed=1234, resamples=100)
     # mt-metrics-eval 68a481a: TaskResults from their CompareMetrics* on the same scores (np.random.seed(1234)
     # before each permutation test), WMT23(['en-de', 'he-en', 'zh-en'], k=100) weights, AverageCorrMatrix:

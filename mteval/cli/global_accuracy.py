@@ -32,9 +32,14 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("sets", nargs="+", metavar="CONFIG JUDGEMENTS",
                         help="pairs: an experiment file and its human judgements (Asiya CSV or 'system segment "
                              "score' TSV, system-level rows with segment '-')")
+    add_set_options(parser, "permutations per pair of metrics (1000)")
+
+
+def add_set_options(parser: argparse.ArgumentParser, resamples_help: str) -> None:
+    """The options of the commands over CONFIG JUDGEMENTS sets (global-accuracy, wmt-ranking)."""
     parser.add_argument("-M", dest="metrics", help="metrics: a set name or comma-separated (default: those every "
                                                    "set has; the others are named in a warning)")
-    parser.add_argument("--resamples", type=int, default=1000, help="permutations per pair of metrics (1000)")
+    parser.add_argument("--resamples", type=int, default=1000, help=resamples_help)
     parser.add_argument("--seed", type=int, default=ASSESSMENT_SEED, help=f"seed of each test ({ASSESSMENT_SEED})")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level of the ranks (0.05)")
     parser.add_argument("--early-stop", default=None, metavar="BLOCK,MIN,MAX",
@@ -44,6 +49,18 @@ def add_parser(commands: Any) -> None:
     fmt = parser.add_mutually_exclusive_group()
     fmt.add_argument("--tsv", action="store_true", help="tidy tab-separated records")
     fmt.add_argument("--json", action="store_true", help="records as a JSON list")
+
+
+def emit(records: list[Any], args: argparse.Namespace, text: Any) -> None:
+    """``--tsv``, ``--json`` or the ``text`` view of the records on standard output."""
+    from mteval.cli import output
+
+    if args.tsv:
+        output.write_tsv(records, sys.stdout)
+    elif args.json:
+        output.write_json(records, sys.stdout)
+    else:
+        text(records, sys.stdout)
 
 
 def pairs_of(words: list[str]) -> list[tuple[str, str]]:
@@ -69,11 +86,6 @@ def run(args: argparse.Namespace) -> int:
     records = global_accuracy(pairs_of(args.sets), metrics=args.metrics, resamples=args.resamples, seed=args.seed,
                               alpha=args.alpha, early_stop=args.early_stop, unknown_systems=args.unknown_systems,
                               human_lower_better=args.human_lower_better)
-    if args.tsv:
-        output.write_tsv(records, sys.stdout)
-    elif args.json:
-        output.write_json(records, sys.stdout)
-    else:
-        output.write_global_accuracy(records, sys.stdout)
+    emit(records, args, output.write_global_accuracy)
     return 0
 

@@ -19,11 +19,9 @@ p <= --alpha.
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
-from mteval.cli.common import add_judgement_options
-from mteval.evaluate.correlate import ASSESSMENT_SEED
+from mteval.cli.global_accuracy import add_set_options
 
 
 def add_parser(commands: Any) -> None:
@@ -35,34 +33,17 @@ def add_parser(commands: Any) -> None:
                         help="pairs: an experiment file and its human judgements ('system segment score' TSV or "
                              "Asiya CSV, with segment rows)")
     parser.add_argument("--tasks", default="wmt23", metavar="wmt23|wmt24", help="the task set (wmt23)")
-    parser.add_argument("-M", dest="metrics", help="metrics: a set name or comma-separated (default: those every "
-                                                   "set has; the others are named in a warning)")
-    parser.add_argument("--resamples", type=int, default=1000, help="permutations per task and pair of metrics "
-                                                                    "(1000)")
-    parser.add_argument("--seed", type=int, default=ASSESSMENT_SEED, help=f"seed of each test ({ASSESSMENT_SEED})")
-    parser.add_argument("--alpha", type=float, default=0.05, help="significance level of the ranks (0.05)")
-    parser.add_argument("--early-stop", default=None, metavar="BLOCK,MIN,MAX",
-                        help="stop a test after a block of BLOCK permutations when p < MIN or p > MAX "
-                             "(mt-metrics-eval's early stopping; WMT23/24: 100,0.02,0.5; default: none)")
-    add_judgement_options(parser)
-    fmt = parser.add_mutually_exclusive_group()
-    fmt.add_argument("--tsv", action="store_true", help="tidy tab-separated records")
-    fmt.add_argument("--json", action="store_true", help="records as a JSON list")
+    add_set_options(parser, "permutations per task and pair of metrics (1000)")
 
 
 def run(args: argparse.Namespace) -> int:
     """Read the sets, run the tasks, print."""
     from mteval.api import wmt_ranking
     from mteval.cli import output
-    from mteval.cli.global_accuracy import pairs_of
+    from mteval.cli.global_accuracy import emit, pairs_of
 
     records = wmt_ranking(pairs_of(args.sets), tasks=args.tasks, metrics=args.metrics, resamples=args.resamples,
                           seed=args.seed, alpha=args.alpha, early_stop=args.early_stop,
                           unknown_systems=args.unknown_systems, human_lower_better=args.human_lower_better)
-    if args.tsv:
-        output.write_tsv(records, sys.stdout)
-    elif args.json:
-        output.write_json(records, sys.stdout)
-    else:
-        output.write_wmt_ranking(records, sys.stdout)
+    emit(records, args, output.write_wmt_ranking)
     return 0

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mteval.errors import ConfigError
-from mteval.evaluate.correlate import ASSESSMENT_SEED, early_stop
+from mteval.evaluate.correlate import early_stop
 from mteval.evaluate.global_accuracy import GlobalOptions, JudgedSet, OpenedSet, open_sets, read_set
 from mteval.evaluate.records import Record, record
 from mteval.meta.stats import wmt_stats
@@ -64,20 +64,11 @@ RANGES = {"accuracy": (0.0, 1.0), "pearson": (-1.0, 1.0), "acc_eq": (0.0, 1.0), 
 
 
 @dataclass(frozen=True)
-class RankingOptions:
-    """The command's options by their Python names (``tasks``: wmt23 or wmt24; ``metrics``: -M;
-    ``early_stop``: ``BLOCK,MIN,MAX`` or None; ``stream``: ``numpy`` or ``mtme``, library only:
-    ``mtme`` draws their coins and runs acc_eq's tie calibration in their float arithmetic)."""
+class RankingOptions(GlobalOptions):
+    """The command's options by their Python names: :class:`GlobalOptions`' and ``tasks`` (wmt23 or
+    wmt24); ``stream`` ``mtme`` also runs acc_eq's tie calibration in their float arithmetic."""
 
     tasks: str = "wmt23"
-    metrics: str | None = None
-    resamples: int = 1000
-    seed: int = ASSESSMENT_SEED
-    alpha: float = 0.05
-    early_stop: str | None = None
-    unknown_systems: str = "refuse"
-    human_lower_better: bool = False
-    stream: str = "numpy"
 
 
 @dataclass(frozen=True)
@@ -175,11 +166,9 @@ def _segments(opened: OpenedSet, judged: JudgedSet, options: RankingOptions) -> 
 
 def read_ranked_sets(pairs: Sequence[tuple[str, str]], options: RankingOptions) -> list[RankedSet]:
     """Every (config, judgements) set on the metrics they share, with system and segment scores."""
-    judging = GlobalOptions(options.metrics, unknown_systems=options.unknown_systems,
-                            human_lower_better=options.human_lower_better)
     out = []
     for opened in open_sets(pairs, options.metrics):
-        judged = read_set(opened.campaign, opened.name, opened.config, opened.judgements, opened.metrics, judging)
+        judged = read_set(opened.campaign, opened.name, opened.config, opened.judgements, opened.metrics, options)
         out.append(_segments(opened, judged, options))
     return out
 
