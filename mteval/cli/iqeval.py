@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         metrics = args.metrics if args.metrics or not tried else ",".join(experiment.metrics
                                                                            + experiment.learned_names)
         sel = selection.select(experiment, cache, len(texts), metrics, systems, args.references,
-                               args.segments, args.level, args.doref)
+                               args.segments, args.level, args.doref, texts)
         try:
             records = [r for name in chosen for r in ACTIONS[name](args, experiment, cache, sel, texts)]
         except StaleFile as stale:  # name every stale file of the selection in the one line

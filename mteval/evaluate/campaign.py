@@ -122,7 +122,7 @@ class Campaign:
 
         chosen = segments if segments is None or isinstance(segments, str) else ",".join(map(str, segments))
         return select(self.experiment, self.cache, len(self.texts), _joined(metrics), _joined(systems),
-                      _joined(references), chosen, level, with_references)
+                      _joined(references), chosen, level, with_references, self.texts)
 
     def scores(self, level: str = "sys", *, metrics: Names = None, systems: Names = None, references: Names = None,
                segments: str | Sequence[int] | None = None, with_references: bool = False) -> list[Record]:

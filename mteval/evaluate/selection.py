@@ -53,20 +53,21 @@ def default_metrics(experiment: Experiment, cache: ScoreCache,
 
 def select(experiment: Experiment, cache: ScoreCache, n_segments: int, metrics: str | None = None,
            systems: str | None = None, references: str | None = None, segments: str | None = None,
-           level: str = "sys", with_references: bool = False) -> Selection:
-    """Resolve the set options against the experiment."""
+           level: str = "sys", with_references: bool = False, texts: LoadedTexts | None = None) -> Selection:
+    """Resolve the set options against the experiment (``texts``: for -T's sets of SGML document
+    attributes, :mod:`mteval.experiment.doc_sets`)."""
     if level not in LEVELS:
         raise ConfigError(f"-G {level!r}: expected one of {', '.join(LEVELS)}")
     spec = spec_of(experiment)
     if spec is not None and references == spec.name:  # -R HYB: the hybridized reference set
         return dataclasses.replace(select(experiment, cache, n_segments, metrics, systems, None, segments, level,
-                                          False), references=(spec.name,))
+                                          False, texts), references=(spec.name,))
     available = cache.available()  # one walk of the cache for the metric list and the check below
     sel = Selection(
         metrics=resolve(experiment, "-M", metrics, default_metrics(experiment, cache, available)),
         systems=resolve(experiment, "-S", systems, experiment.system_names),
         references=resolve(experiment, "-R", references, experiment.reference_names),  # default: the real ones
-        segments=tuple(resolve_segments(experiment, segments, n_segments)),
+        segments=tuple(resolve_segments(experiment, segments, n_segments, texts)),
         level=level, with_references=with_references,
     )
     return sel if metrics else _complete_user_metrics(experiment, cache, set(available), sel, n_segments)

@@ -17,7 +17,9 @@ import re
 from collections.abc import Callable, Sequence
 
 from mteval.errors import ConfigError, quote
+from mteval.experiment import doc_sets
 from mteval.experiment.spec import Experiment
+from mteval.experiment.texts import LoadedTexts
 from mteval.metrics import registry
 
 _RANGE = re.compile(r"^\s*(\d+)\s*(?:(?:-|\.\.)\s*(\d+))?\s*$")
@@ -201,15 +203,24 @@ def parse_segments(spec: str | Sequence[str], n_segments: int, where: str = "seg
     return sorted(chosen)
 
 
-def resolve_segments(experiment: Experiment, value: str | None, n_segments: int) -> list[int]:
-    """Segments of a -T set name (or a literal range string); all when None."""
+def resolve_segments(experiment: Experiment, value: str | None, n_segments: int,
+                     texts: LoadedTexts | None = None) -> list[int]:
+    """Segments of a -T set name, a set of the SGML documents' attributes (``origlang_en``:
+    :mod:`mteval.experiment.doc_sets`; read from ``texts``) or a literal range string; all when None."""
     if value is None:
         return list(range(1, n_segments + 1))
     spec = experiment.sets.get(value)
     if spec is None:
         if _RANGE.match(value.split(",")[0]):
             return parse_segments(value, n_segments, "-T")
+        candidates = [texts.source, *texts.references.values()] if texts is not None else []
+        derived = doc_sets.resolve(value, texts.documents.doc_ids if texts else (), candidates, experiment.config_path)
+        if derived is not None:
+            return derived
         sets = list(experiment.sets)
-        raise ConfigError(f"-T {quote(value)}: unknown set name (or a range like '1-3,10'){_hint(value, sets)}; "
-                          f"sets defined under 'sets': {_few(sets) or 'none'}", experiment.config_path)
+        offered = doc_sets.names_of(annotated.doc_attributes) if (annotated := doc_sets.annotated(candidates)) else []
+        raise ConfigError(f"-T {quote(value)}: unknown set name (or a range like '1-3,10')"
+                          f"{_hint(value, sets + offered)}; sets defined under 'sets': {_few(sets) or 'none'}"
+                          + (f"; sets of the SGML documents: {_few(offered)}" if offered else ""),
+                          experiment.config_path)
     return parse_segments(spec, n_segments, f"set {value!r}")

@@ -64,7 +64,7 @@ def reorder(text: Text, model: Text) -> Text:
         raise _mismatch(text, model, index)
     rows = [index[key] for key in model_keys]
     return Text(text.name, tuple(text.segments[i] for i in rows), model.documents, text.path,
-                model.seg_ids, tuple(text.lines[i] for i in rows) if text.lines else ())
+                model.seg_ids, tuple(text.lines[i] for i in rows) if text.lines else (), text.doc_attributes)
 
 
 def _mismatch(text: Text, model: Text, index: dict[tuple[str, str], int]) -> InputError:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -47,6 +47,8 @@ class Text:
     SGML texts also carry each segment's ``<seg id>`` (``seg_ids``; with ``documents.doc_ids`` the key
     that aligns texts, as mteval-v13a matches by docid and seg id) and the file line it was read from
     (``lines``, for error messages). Plain texts have neither (empty tuples): they align by position.
+    ``doc_attributes``: an SGML document's ``origlang``, ``genre`` and ``domain`` (those it carries),
+    by docid, as the file has them (:mod:`mteval.experiment.doc_sets` makes segment sets of them).
     """
 
     name: str
@@ -55,6 +57,7 @@ class Text:
     path: str = ""
     seg_ids: tuple[str, ...] = ()
     lines: tuple[int, ...] = ()
+    doc_attributes: Mapping[str, Mapping[str, str]] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if len(self.segments) != len(self.documents):

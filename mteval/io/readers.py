@@ -44,7 +44,7 @@ def read_text(path: str | Path, name: str, fmt: str | None = None, sysid: str | 
         raise InputError(f"holds {len(texts)} systems ({', '.join(t.name for t in texts)}); "
                          "say which with 'sysid'", path)
     t = texts[0]
-    return Text(name, t.segments, t.documents, t.path, t.seg_ids, t.lines)
+    return Text(name, t.segments, t.documents, t.path, t.seg_ids, t.lines, t.doc_attributes)
 
 
 _ID_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # as SGML docids (mteval.io.sgml)

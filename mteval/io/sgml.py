@@ -27,7 +27,9 @@ without docid, a docid, seg id or sysid with a C0/C1 control character or U+2028
 included: ids end up in XML attributes and TSV columns, where these break lines or fields) or
 longer than 200 characters, a document id repeated for one system
 (mteval-v13a refuses it too) and a segment id repeated in a document. A ``<seg>`` without ``id``
-gets its position in the document (1, 2, ...), so that id-less files still align.
+gets its position in the document (1, 2, ...), so that id-less files still align. A document's
+``origlang``, ``genre`` and ``domain`` attributes are kept (:attr:`Text.doc_attributes`; an empty
+value counts as absent), for the segment sets of :mod:`mteval.experiment.doc_sets`.
 
 A file may hold several systems (``sysid``); :func:`read_sgml` returns one :class:`Text` per
 system in file order, each segment keyed by (docid, seg id) for :mod:`mteval.io.align`.
@@ -44,6 +46,7 @@ from mteval.io.corpus import DocumentIndex, Text
 from mteval.io.plain import describe, read_bytes, read_lines
 
 MAX_ID = 200  # characters of a docid or seg id
+DOC_ATTRIBUTES = ("origlang", "genre", "domain")  # <doc> attributes kept (an empty value: not there)
 _SET = re.compile(r"<\s*(srcset|refset|tstset)\b([^<>]*)>", re.I)
 # every tag the reader acts on, in line order; [^<>]* keeps the scan linear on hostile lines
 _TAG = re.compile(r"<\s*(/?)\s*(srcset|refset|tstset|doc|seg)(?=[\s/>])([^<>]*)>", re.I)
@@ -101,6 +104,7 @@ class _System:
     seg_ids: list[str] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
     documents: dict[str, int] = field(default_factory=dict)  # docid -> line of its <doc>
+    attributes: dict[str, dict[str, str]] = field(default_factory=dict)  # docid -> DOC_ATTRIBUTES it has
 
 
 class _SgmlParser:
@@ -159,6 +163,7 @@ class _SgmlParser:
             raise self.error(f"document {doc!r}{owner} appears twice (first at line {system.documents[doc]})",
                              number)
         system.documents[doc] = number
+        system.attributes[doc] = {k: attrs[k] for k in DOC_ATTRIBUTES if attrs.get(k)}
         self.doc, self.doc_line, self.seen_ids = doc, number, set()
 
     def _close_document(self, number: int) -> None:
@@ -218,7 +223,8 @@ def parse_sgml(lines: list[str], path: str | Path, name: str | None = None) -> l
     for sysid, system in systems.items():
         label = name if name and len(systems) == 1 else (sysid or name or Path(path).stem)
         texts.append(Text(label, tuple(system.segments), DocumentIndex(tuple(system.doc_ids)), str(path),
-                          tuple(system.seg_ids), tuple(system.lines)))
+                          tuple(system.seg_ids), tuple(system.lines),
+                          {d: a for d, a in system.attributes.items() if a}))
     return texts
 
 

@@ -90,7 +90,7 @@ def build(config: str | Path, options: Options) -> Report:
     if not cache.root.is_dir() or not cache.available():
         raise CacheError(f"no score files: run iqsetup {config} first", cache.root)
     sel = select(experiment, cache, len(texts), options.metrics, options.systems, options.references,
-                 options.segments, "sys")
+                 options.segments, "sys", texts=texts)
     verifier_of(cache).require(selected_files(sel))  # a stale file of the main table: one line, no page
     warnings = warn_about_texts(experiment, texts, sel)  # logged, and shown at the top of the page
     reader = RecordingCache(cache)
