@@ -75,6 +75,12 @@ def add_parser(commands: Any) -> None:
                         help="text output: the scores alone, one a line (system by system, metric by metric), no "
                         "names and no signatures (sacreBLEU's -b)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bars (shown only on a terminal)")
+    parser.add_argument("--origlang", "-ol", metavar="LANG",
+                        help="score only the segments of documents whose <doc origlang> is LANG ('non-LANG': is not, "
+                        "or has none), as sacreBLEU's --origlang; read from the first SGML reference")
+    parser.add_argument("--subset", metavar="REGEX",
+                        help="score only the segments of documents whose <doc domain> (else genre) matches REGEX "
+                        "(SGML references)")
     score_stats.add_arguments(parser)
 
 
@@ -106,18 +112,71 @@ def run(args: argparse.Namespace) -> int:
     metrics = args.metrics or default_metrics(args.language)
     with api.scored(systems, references, metrics, case=args.case, language=args.language,
                     cache=args.cache, jobs=None) as campaign:
-        scores = {s: {m: campaign.score(m, s) for m in campaign.metrics} for s in campaign.systems}
+        rows = subset_rows(campaign, args.origlang, args.subset)
+        signature = subset_signature(args.origlang, args.subset)
+        scores = {s: {m: subset_score(campaign, m, s, rows, signature) for m in campaign.metrics}
+                  for s in campaign.systems}
         if score_stats.paired(args):
-            _write_comparisons(campaign, scores, args)
+            _write_comparisons(campaign, scores, args, rows)
         elif args.format == "text":
-            view = TextView(args.width, args.score_only, score_stats.intervals(campaign, args))
-            write_text(campaign, scores, args.segments, sys.stdout, view)
+            view = TextView(args.width, args.score_only, score_stats.intervals(campaign, args, rows))
+            write_text(campaign, scores, args.segments, sys.stdout, view, rows)
             if args.align:
-                write_alignments(campaign, args.align == "chars", args.case == "ci", sys.stdout)
+                write_alignments(campaign, args.align == "chars", args.case == "ci", sys.stdout, rows)
         else:
-            _write_records(records(campaign, scores, args.segments, score_stats.intervals(campaign, args)),
+            _write_records(records(campaign, scores, args.segments, score_stats.intervals(campaign, args, rows), rows),
                            args.format)
     return 0
+
+
+def subset_rows(campaign: Campaign, origlang: str | None, subset: str | None) -> list[int] | None:
+    """The segments (1-based) --origlang and --subset keep (None: both absent), from the documents of
+    the first SGML reference that carries origlang, genre or domain (:mod:`mteval.experiment.doc_sets`)."""
+    if origlang is None and subset is None:
+        return None
+    from mteval.errors import ConfigError
+    from mteval.experiment import doc_sets
+
+    option = "--origlang" if origlang is not None else "--subset"
+    references = list(campaign.texts.references.values())
+    text = doc_sets.annotated(references)
+    if text is None:
+        first = references[0]
+        kind = "SGML whose documents carry no origlang, genre or domain" if first.keyed else "plain text"
+        raise ConfigError(f"{option}: {first.where} is {kind}; {option} selects documents by the "
+                          "<doc origlang genre domain> attributes of an SGML reference")
+    doc_ids = campaign.texts.documents.doc_ids
+    rows = list(range(1, len(doc_ids) + 1))
+    if origlang is not None:
+        kept = set(doc_sets.attribute_segments(text, doc_ids, "origlang", origlang))
+        rows = [r for r in rows if r in kept]
+    if subset is not None:
+        kept = set(doc_sets.subset_segments(text, doc_ids, subset))
+        rows = [r for r in rows if r in kept]
+    if not rows:
+        given = " ".join(f"--{key} {value}" for key, value in (("origlang", origlang), ("subset", subset)) if value)
+        raise ConfigError(f"{given}: selects no segment of {text.where}")
+    return rows
+
+
+def subset_signature(origlang: str | None, subset: str | None) -> str:
+    """``origlang:LANG|subset:REGEX`` (those given), as sacreBLEU's signature has them."""
+    given = (("origlang", origlang), ("subset", subset))
+    return "|".join(f"{key}:{value}" for key, value in given if value is not None)
+
+
+def subset_score(campaign: Campaign, metric: str, system: str, rows: list[int] | None, signature: str) -> Score:
+    """``campaign.score``, or with ``rows`` the score of those segments (the metric's own rule for part
+    of the test set, as iqeval -T), its signature with ``signature`` after ``nrefs``."""
+    full = campaign.score(metric, system)
+    if rows is None:
+        return full
+    from mteval.api import Score
+
+    record = campaign.scores("sys", metrics=[metric], systems=[system], segments=rows)[0]
+    nrefs, _, rest = full.signature.partition("|")
+    return Score(metric, float(record["score"]), [full.segments[r - 1] for r in rows], f"{nrefs}|{signature}|{rest}",
+                 full.higher_is_better)
 
 
 def _check_text_options(args: argparse.Namespace) -> None:
@@ -141,9 +200,10 @@ def _write_records(found: list[dict[str, Any]], form: str) -> None:
     (output.write_tsv if form == "tsv" else output.write_json)(found, sys.stdout)
 
 
-def _write_comparisons(campaign: Campaign, scores: dict[str, dict[str, Score]], args: argparse.Namespace) -> None:
+def _write_comparisons(campaign: Campaign, scores: dict[str, dict[str, Score]], args: argparse.Namespace,
+                       rows: list[int] | None = None) -> None:
     """--paired-bs / --paired-ar: iqeval -compare's view (text, then the signatures) or records."""
-    found = score_stats.comparisons(campaign, args)
+    found = score_stats.comparisons(campaign, args, rows)
     if args.format != "text":
         _write_records(found, args.format)
         return
@@ -152,7 +212,7 @@ def _write_comparisons(campaign: Campaign, scores: dict[str, dict[str, Score]], 
     compare_view.write_comparisons(found, sys.stdout)
     _write_signatures(scores, sys.stdout)
     if args.align:
-        write_alignments(campaign, args.align == "chars", args.case == "ci", sys.stdout)
+        write_alignments(campaign, args.align == "chars", args.case == "ci", sys.stdout, rows)
 
 
 def _systems(inputs: list[str] | None) -> dict[str, Any]:
@@ -193,24 +253,26 @@ class TextView:
 
 
 def write_text(campaign: Campaign, scores: dict[str, dict[str, Score]], segments: bool, out: TextIO,
-               view: TextView | None = None) -> None:
+               view: TextView | None = None, rows: list[int] | None = None) -> None:
     """A line per system (named when there are several) and metric (with its interval), the
-    segments' lines after it with ``segments``, then a ``METRIC|SIGNATURE`` line per metric; with
-    ``view.score_only`` the numbers alone, a line each (sacreBLEU's -b)."""
+    segments' lines after it with ``segments`` (numbered as in the files: ``rows``, else 1, 2, ...),
+    then a ``METRIC|SIGNATURE`` line per metric; with ``view.score_only`` the numbers alone, a line
+    each (sacreBLEU's -b)."""
     view, several = view or TextView(), len(scores) > 1
-    rows = []
+    numbers = rows or range(1, len(campaign.texts) + 1)
+    table: list[list[str]] = []
     for system, per_metric in scores.items():
         head = [campaign.label(system)] if several else []
         for metric, found in per_metric.items():
             interval = score_stats.interval_text(view.intervals.get((system, metric)), view.width)
-            rows.append([*head, metric, *(["corpus"] if segments else []), view.number(found.score) + interval])
+            table.append([*head, metric, *(["corpus"] if segments else []), view.number(found.score) + interval])
             if segments:
-                rows += [[*head, metric, str(k), view.number(v)] for k, v in enumerate(found.segments, start=1)]
+                table += [[*head, metric, str(k), view.number(v)] for k, v in zip(numbers, found.segments, strict=True)]
     if view.score_only:
-        out.write("".join(row[-1] + "\n" for row in rows))
+        out.write("".join(row[-1] + "\n" for row in table))
         return
-    widths = [max(text_width.width(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-    for row in rows:
+    widths = [max(text_width.width(row[i]) for row in table) for i in range(len(table[0]) - 1)]
+    for row in table:
         cells = zip(row, widths, strict=False)  # the last cell is written as it is; padded to display cells
         out.write("  ".join(text_width.ljust(cell, cells_wide) for cell, cells_wide in cells) + "  " + row[-1] + "\n")
     _write_signatures(scores, out)
@@ -222,27 +284,34 @@ def _write_signatures(scores: dict[str, dict[str, Score]], out: TextIO) -> None:
         out.write(f"{metric}|{found.signature}\n")
 
 
-def write_alignments(campaign: Campaign, chars: bool, lower: bool, out: TextIO) -> None:
+def write_alignments(campaign: Campaign, chars: bool, lower: bool, out: TextIO, rows: list[int] | None = None) -> None:
     """jiwer's ``visualize_alignment`` of each system against each reference (words or
-    characters; ``lower``: lower-cased first), each after a ``=== SYSTEM vs REFERENCE ===`` line."""
+    characters; ``lower``: lower-cased first; ``rows``: of these segments only), each after a
+    ``=== SYSTEM vs REFERENCE ===`` line."""
     from mteval.metrics.alignment import process, visualize
 
+    def chosen(segments: tuple[str, ...]) -> list[str]:
+        return list(segments) if rows is None else [segments[r - 1] for r in rows]
+
     for system in campaign.systems:
-        hypotheses = campaign.texts.systems[system].segments
+        hypotheses = chosen(campaign.texts.systems[system].segments)
         for reference in campaign.references:
-            references = campaign.texts.references[reference].segments
+            references = chosen(campaign.texts.references[reference].segments)
             unit = "characters" if chars else "words"
             out.write(f"\n=== {campaign.label(system)} vs {campaign.label(reference)} ({unit}) ===\n\n")
             out.write(visualize(process(references, hypotheses, chars=chars, lower=lower)))
 
 
 def records(campaign: Campaign, scores: dict[str, dict[str, Score]], segments: bool,
-            intervals: dict[tuple[str, str], dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+            intervals: dict[tuple[str, str], dict[str, Any]] | None = None,
+            rows: list[int] | None = None) -> list[dict[str, Any]]:
     """iqeval's -doOQ records (sys, then seg with ``segments``), each system as given (its file or
     ``<stdin>``), the references as given joined with ``+``, the signature on the sys records (and
-    with ``intervals`` the bootstrap ``mean``, ``ci_low``, ``ci_high``, ``resamples`` and ``seed``)."""
+    with ``intervals`` the bootstrap ``mean``, ``ci_low``, ``ci_high``, ``resamples`` and ``seed``; ``rows``:
+    of these segments only)."""
     chosen = list(campaign.metrics)  # not other metrics a kept --cache may hold
-    found = campaign.scores("sys", metrics=chosen) + (campaign.scores("seg", metrics=chosen) if segments else [])
+    found = campaign.scores("sys", metrics=chosen, segments=rows) + (
+        campaign.scores("seg", metrics=chosen, segments=rows) if segments else [])
     refset = "+".join(campaign.label(r) for r in campaign.references)
     out = []
     for record in found:

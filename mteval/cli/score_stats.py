@@ -65,11 +65,14 @@ def check(args: argparse.Namespace, n_systems: int) -> None:
     check_count(args.paired_ar_n, "--paired-ar-n")
 
 
-def intervals(campaign: Campaign, args: argparse.Namespace) -> dict[tuple[str, str], Record]:
-    """``--confidence``: (system, metric) -> its record (``mean``, ``ci_low``, ``ci_high``); empty without."""
+def intervals(campaign: Campaign, args: argparse.Namespace,
+              segments: list[int] | None = None) -> dict[tuple[str, str], Record]:
+    """``--confidence``: (system, metric) -> its record (``mean``, ``ci_low``, ``ci_high``); empty without
+    (``segments``: of these segments only, --origlang/--subset)."""
     if not args.confidence:
         return {}
-    found = campaign.confidence(metrics=list(campaign.metrics), resamples=args.confidence_n, seed=args.seed)
+    found = campaign.confidence(metrics=list(campaign.metrics), segments=segments, resamples=args.confidence_n,
+                                seed=args.seed)
     return {(r["target"], r["metric"]): r for r in found}
 
 
@@ -80,12 +83,13 @@ def interval_text(record: Record | None, width: int = 4) -> str:
     return f" (μ = {record['mean']:.{width}f} ± {0.5 * (record['ci_high'] - record['ci_low']):.{width}f})"
 
 
-def comparisons(campaign: Campaign, args: argparse.Namespace) -> list[Record]:
-    """The paired test's records (``iqeval -compare --json``'s), the systems by their labels."""
+def comparisons(campaign: Campaign, args: argparse.Namespace, segments: list[int] | None = None) -> list[Record]:
+    """The paired test's records (``iqeval -compare --json``'s), the systems by their labels (``segments``:
+    of these segments only)."""
     test = paired(args)
     assert test is not None
-    records = campaign.compare(metrics=list(campaign.metrics), baseline=campaign.systems[0], test=test,
-                               resamples=args.paired_bs_n, trials=args.paired_ar_n, seed=args.seed,
+    records = campaign.compare(metrics=list(campaign.metrics), segments=segments, baseline=campaign.systems[0],
+                               test=test, resamples=args.paired_bs_n, trials=args.paired_ar_n, seed=args.seed,
                                correction="none")
     refset = "+".join(campaign.label(r) for r in campaign.references)
     return [{**r, "target": campaign.label(r["target"]), "baseline": campaign.label(r["baseline"]), "refset": refset}

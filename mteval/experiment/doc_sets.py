@@ -77,11 +77,11 @@ def attribute_segments(text: Text, doc_ids: Sequence[str], attribute: str, wante
     """Segments (1-based, in ``doc_ids``' order) of the documents ``wanted`` selects (one line if
     no document has its value, naming the values found)."""
     values = values_of(attribute, text.doc_attributes)
-    value = wanted[len(NEGATION):] if wanted.startswith(NEGATION) else wanted
+    value = wanted.removeprefix(NEGATION)
     if value not in values:
         found = ", ".join(values) if values else "none"
-        raise ConfigError(f"no document of {text.where} has {attribute} {quote(value)}; its {attribute} values: "
-                          f"{found} (sacreBLEU's 'non-' prefix: every other document)")
+        raise ConfigError(f"--{attribute} {quote(wanted)}: no document of {text.where} has {attribute} {quote(value)}; "
+                          f"its {attribute} values: {found} (and 'non-' before one: every other document)")
     keep = {doc: matches(attribute, wanted, text.doc_attributes, doc) for doc in dict.fromkeys(doc_ids)}
     return selected(doc_ids, keep)
 
