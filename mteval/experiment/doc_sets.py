@@ -62,10 +62,15 @@ def values_of(attribute: str, attributes: Attributes) -> list[str]:
     return sorted({a[attribute] for a in attributes.values() if attribute in a})
 
 
-def names_of(attributes: Attributes) -> list[str]:
-    """Every -T name the documents offer."""
-    return [set_name(attribute, prefix + value) for attribute in DOC_ATTRIBUTES
-            for value in values_of(attribute, attributes) for prefix in ("", NEGATION)]
+def names_of(attributes: Attributes, doc_ids: Sequence[str]) -> list[str]:
+    """Every -T name the documents offer (``non-VALUE`` where some document has another value or none)."""
+    docs = set(doc_ids)
+    found = []
+    for attribute in DOC_ATTRIBUTES:
+        for value in values_of(attribute, attributes):
+            others = any(matches(attribute, NEGATION + value, attributes, doc) for doc in docs)
+            found += [set_name(attribute, value)] + ([set_name(attribute, NEGATION + value)] if others else [])
+    return found
 
 
 def selected(doc_ids: Sequence[str], keep: Mapping[str, bool]) -> list[int]:
@@ -83,6 +88,9 @@ def attribute_segments(text: Text, doc_ids: Sequence[str], attribute: str, wante
         raise ConfigError(f"--{attribute} {quote(wanted)}: no document of {text.where} has {attribute} {quote(value)}; "
                           f"its {attribute} values: {found} (and 'non-' before one: every other document)")
     keep = {doc: matches(attribute, wanted, text.doc_attributes, doc) for doc in dict.fromkeys(doc_ids)}
+    if not any(keep.values()):
+        raise ConfigError(f"--{attribute} {quote(wanted)}: selects no segment (every document of {text.where} "
+                          f"has {attribute} {quote(value)})")
     return selected(doc_ids, keep)
 
 
@@ -114,10 +122,13 @@ def resolve(name: str, doc_ids: Sequence[str], candidates: Sequence[Text | None]
     chosen = {set_name(attribute, prefix + value): prefix + value for value in values_of(attribute, text.doc_attributes)
               for prefix in ("", NEGATION)}
     if name not in chosen:
-        found = ", ".join(n for n in names_of(text.doc_attributes) if n.startswith(attribute + "_")) or "none"
+        found = ", ".join(n for n in names_of(text.doc_attributes, doc_ids) if n.startswith(attribute + "_")) or "none"
         raise ConfigError(f"-T {quote(name)}: no document of {text.where} has {attribute} "
                           f"{quote(wanted.removeprefix(NEGATION))}; sets of its documents: {found}", config)
-    return attribute_segments(text, doc_ids, attribute, chosen[name])
+    try:
+        return attribute_segments(text, doc_ids, attribute, chosen[name])
+    except ConfigError as exc:
+        raise ConfigError(f"-T {quote(name)}: {exc.problem.partition(': ')[2]}", config) from None
 
 
 def warn_disagreements(chosen: Text, candidates: Sequence[Text | None]) -> None:

@@ -218,7 +218,8 @@ def resolve_segments(experiment: Experiment, value: str | None, n_segments: int,
         if derived is not None:
             return derived
         sets = list(experiment.sets)
-        offered = doc_sets.names_of(annotated.doc_attributes) if (annotated := doc_sets.annotated(candidates)) else []
+        annotated = doc_sets.annotated(candidates)
+        offered = doc_sets.names_of(annotated.doc_attributes, texts.documents.doc_ids) if annotated and texts else []
         raise ConfigError(f"-T {quote(value)}: unknown set name (or a range like '1-3,10')"
                           f"{_hint(value, sets + offered)}; sets defined under 'sets': {_few(sets) or 'none'}"
                           + (f"; sets of the SGML documents: {_few(offered)}" if offered else ""),
