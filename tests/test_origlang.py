@@ -23,7 +23,7 @@ DOCS = [("d1", "en", "news", ["The cat sat on the mat .", "It was a sunny day ."
         ("d5", "", "news", ["Rain is expected tomorrow ."])]
 
 
-def sgml(path: Path, tag: str, rewrite: Any = None, origlang: dict[str, str] | None = None) -> Path:
+def sgml(path: Path, tag: str, rewrite: Any = None, origlang: dict[str, str | None] | None = None) -> Path:
     """DOCS as an SGML file (``rewrite``: each segment's text changed; ``origlang``: other values)."""
     lines = [f'<{tag} setid="t" srclang="any">']
     for doc, lang, genre, segments in DOCS:
@@ -137,7 +137,12 @@ def test_the_source_wins_over_a_disagreeing_reference(tmp_path: Path, caplog: py
     with caplog.at_level(logging.WARNING):
         assert found.selection(segments="origlang_de").segments == (3, 4)
     assert "other.sgm: 1 document attribute(s) differ from" in caplog.text
-    assert "origlang of document 'd2': 'de' there, 'en' here" in caplog.text
+    assert "src.sgm, whose are used (first: origlang of document 'd2' is 'de' there, 'en' here)" in caplog.text
+    caplog.clear()
+    silent = sgml(tmp_path / "silent.sgm", "refset", origlang={"d2": None})  # a value missing: no disagreement
+    with caplog.at_level(logging.WARNING):
+        Campaign.open(experiment(tmp_path, references={"A": str(silent)})).selection(segments="origlang_de")
+    assert "differ" not in caplog.text
     no_source = Campaign.open(experiment(tmp_path, source=None, references={"A": str(ref)}))
     assert no_source.selection(segments="origlang_en").segments == (1, 2, 3, 4, 6, 7)  # the reference's then
 

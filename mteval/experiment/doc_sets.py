@@ -132,15 +132,17 @@ def resolve(name: str, doc_ids: Sequence[str], candidates: Sequence[Text | None]
 
 
 def warn_disagreements(chosen: Text, candidates: Sequence[Text | None]) -> None:
-    """One warning for each other text whose documents' attributes differ from ``chosen``'s."""
+    """One warning for each other text that gives a document another value than ``chosen`` does (a
+    value only one of them has is no disagreement)."""
+    mine = chosen.doc_attributes
     for other in candidates:
         if other is None or other is chosen or not other.doc_attributes:
             continue
-        mine, theirs = chosen.doc_attributes, other.doc_attributes
-        differ = [(doc, attribute) for doc in sorted(set(mine) | set(theirs)) for attribute in DOC_ATTRIBUTES
-                  if theirs.get(doc, {}).get(attribute) != mine.get(doc, {}).get(attribute)]
+        theirs = other.doc_attributes
+        differ = [(doc, key) for doc in sorted(set(mine) & set(theirs)) for key in DOC_ATTRIBUTES
+                  if key in mine[doc] and key in theirs[doc] and mine[doc][key] != theirs[doc][key]]
         if differ:
-            doc, attribute = differ[0]
-            LOG.warning("%s: %d document attribute(s) differ from %s's, which are used (first: %s of document %s: "
-                        "%s there, %s here)", other.where, len(differ), chosen.where, attribute, quote(doc),
-                        quote(mine.get(doc, {}).get(attribute)), quote(theirs.get(doc, {}).get(attribute)))
+            doc, key = differ[0]
+            LOG.warning("%s: %d document attribute(s) differ from %s, whose are used (first: %s of document %s is "
+                        "%s there, %s here)", other.where, len(differ), chosen.where, key, quote(doc),
+                        quote(mine[doc][key]), quote(theirs[doc][key]))
