@@ -98,7 +98,7 @@ def common_metrics(selected: Sequence[tuple[str, Sequence[str]]], explicit: bool
     common = [m for m in first if all(canonical(m) in kind for kind in kinds)]
     dropped = sorted({m for _, metrics in selected for m in metrics if canonical(m) not in set(map(canonical, common))})
     if dropped and not explicit:
-        LOG.warning(f"global accuracy: left out the metrics some set lacks: {', '.join(dropped)} "
+        LOG.warning(f"left out the metrics some set lacks: {', '.join(dropped)} "
                     f"(the sets have {len(common)} in common)")
     if not common:
         raise ConfigError("the sets have no metric in common: " + "; ".join(
